@@ -1,0 +1,21 @@
+/** Codes of the app loader, router and HTTP layer. */
+export const APP_CODES = {
+  LW_APP_NOT_A_DIRECTORY: 'The app path does not exist or is not a directory.',
+  LW_APP_UNREADABLE: 'A file of the app could not be read.',
+  LW_APP_SYMLINK_OUTSIDE: 'A symbolic link points outside the app directory and is ignored.',
+  LW_APP_ODD_NAME: 'An endpoint name is not URL-safe lowercase; it works, but is unusual.',
+  LW_APP_PRIVATE_ANCESTOR: 'A file is private only because a grandparent (or higher) directory starts with "_".',
+  LW_APP_YAML: 'A YAML file does not parse.',
+  LW_APP_CONFIG_WITHOUT_SCRIPT: 'An endpoint configuration file has no script endpoint beside it.',
+  LW_ROUTE_CONFLICT: 'Two files answer the same method and URL.',
+  LW_ROUTE_TWO_PARAMS: 'Two dynamic segments ({a} and {b}) at one directory level.',
+  LW_ROUTE_PARAM_NO_DEFINITION: 'A {param} directory or file has no 🔗.yaml defining its values.',
+  LW_ROUTE_PARAM_DEFINITION: 'A 🔗.yaml is malformed.',
+  LW_ROUTE_PARAM_NAME: 'A {param} name is not a valid identifier.',
+  LW_ROUTE_SCRIPT_INDEX_NAME: 'A script named like an index page that cannot be routed.',
+  LW_HTTP_NOT_FOUND: 'No endpoint or public file answers the URL (404).',
+  LW_HTTP_METHOD_NOT_ALLOWED: 'The URL exists but not for this method (405).',
+  LW_HTTP_BAD_PATH: 'The request path is malformed or tries to leave the app (400).',
+  LW_HTTP_BODY_TOO_LARGE: 'The request body exceeds the configured limit (413).',
+  LW_HTTP_INTERNAL: 'An unexpected error while answering a request (500).',
+} as const;

@@ -1,0 +1,12 @@
+/**
+ * The catalogue of diagnostic and error codes, `LW_<AREA>_<WHAT>`, each with a one-line meaning.
+ * Every code here has a heading in docs/errors.md (a test checks it). Each area keeps its codes in
+ * its own file so the areas can grow independently.
+ */
+import { APP_CODES } from './codes-app.js';
+import { TEMPLATE_CODES } from './codes-template.js';
+import { SCRIPT_CODES } from './codes-script.js';
+
+export const CODES = { ...APP_CODES, ...TEMPLATE_CODES, ...SCRIPT_CODES } as const;
+
+export type Code = keyof typeof CODES;

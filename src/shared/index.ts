@@ -1,0 +1,6 @@
+/**
+ * Types shared by the compilers (template, script, csp) and the app loader that wires them.
+ * Leaves import only this folder and `diag`.
+ */
+export { type SourceTree, normalizeName, normalizePath } from './source-tree.js';
+export { WebSafe, isWebSafe } from './web-safe.js';
