@@ -1,0 +1,181 @@
+// Shared helpers for bench/*.bench.mjs: servers in child processes, autocannon in this process,
+// loopback only, every run bounded in time.
+//
+// A scenario is measured as alternating runs (baseline, candidate, baseline, candidate, …) after
+// one warm-up per server; the figure reported for each side is the median req/s of its runs.
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+
+/** Workload, overridable from the environment for a quick or a long run. */
+export const WORKLOAD = Object.freeze({
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 3),
+  seconds: Number(process.env.BENCH_SECONDS ?? 4),
+  /** Runs per side: 2 gives A B A B. */
+  rounds: Number(process.env.BENCH_ROUNDS ?? 2),
+  pipelining: 1,
+});
+
+const HOST = '127.0.0.1';
+const children = new Set();
+
+function killChildren() {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+}
+process.on('exit', killChildren);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killChildren();
+    process.exit(130);
+  });
+}
+
+/**
+ * Starts `node <script> ...args` and waits for its first stdout line, `listening <port>`.
+ * The child is killed when this process exits, or by calling `stop()`.
+ */
+export function startServer(script, args = [], { timeoutMs = 10_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(child);
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`${script} did not report a port within ${timeoutMs} ms`)), timeoutMs);
+    function fail(err) {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      children.delete(child);
+      reject(err);
+    }
+    child.once('error', fail);
+    child.once('exit', (code) => fail(new Error(`${script} exited (code ${code}) before listening: ${out.trim()}`)));
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', function onData(chunk) {
+      out += chunk;
+      const m = /^listening (\d+)\s*$/m.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({
+        port: Number(m[1]),
+        stop() {
+          children.delete(child);
+          return new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 2_000).unref();
+          });
+        },
+      });
+    });
+  });
+}
+
+/** One plain GET, as autocannon will send it (no Accept-Encoding). */
+export function fetchOnce(port, path) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: HOST, port, path, method: 'GET', agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.setTimeout(5_000, () => req.destroy(new Error(`GET ${path} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
+
+/** Response headers without the ones that change per response or per connection. */
+export function stableHeaders(headers) {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !VOLATILE.has(k)).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * Checks a target before timing it; throws (and so fails the bench) when the status or body is
+ * not the expected one, or when `same` (another response) differs in status, headers or bytes.
+ */
+export async function checkTarget(label, port, path, { status, bodyIncludes, same } = {}) {
+  const res = await fetchOnce(port, path);
+  const problems = [];
+  if (status !== undefined && res.status !== status) problems.push(`status ${res.status}, expected ${status}`);
+  if (bodyIncludes !== undefined && !res.body.includes(bodyIncludes)) problems.push(`body lacks ${JSON.stringify(bodyIncludes)}`);
+  if (same) {
+    if (same.status !== res.status) problems.push(`status ${res.status} differs from ${same.status}`);
+    const a = JSON.stringify(stableHeaders(res.headers));
+    const b = JSON.stringify(stableHeaders(same.headers));
+    if (a !== b) problems.push(`headers differ:\n  ${a}\n  ${b}`);
+    if (!res.body.equals(same.body)) problems.push('body bytes differ');
+  }
+  if (problems.length) throw new Error(`${label}: GET ${path} is wrong before timing:\n  ${problems.join('\n  ')}`);
+  return res;
+}
+
+/** One bounded autocannon run; throws on socket errors, timeouts or an unexpected status. */
+export async function load(port, path, seconds, expectStatus) {
+  const result = await autocannon({
+    url: `http://${HOST}:${port}${path}`,
+    connections: WORKLOAD.connections,
+    pipelining: WORKLOAD.pipelining,
+    duration: seconds,
+    timeout: 5,
+  });
+  const statuses = Object.keys(result.statusCodeStats ?? {}).map(Number);
+  if (result.errors || result.timeouts || statuses.some((s) => s !== expectStatus)) {
+    throw new Error(`GET ${path}: ${result.errors} errors, ${result.timeouts} timeouts, statuses ${statuses.join(', ')} (expected only ${expectStatus})`);
+  }
+  return {
+    rps: result.requests.total / result.duration,
+    p99: result.latency.p99,
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/**
+ * Measures one scenario: baseline and candidate alternate (A B A B …) after a warm-up of each.
+ * `a` and `b` are `{ label, port, path }`; both must answer `expectStatus`.
+ */
+export async function compare(name, a, b, expectStatus) {
+  await load(a.port, a.path, WORKLOAD.warmupSeconds, expectStatus);
+  await load(b.port, b.path, WORKLOAD.warmupSeconds, expectStatus);
+  const runs = { a: [], b: [] };
+  for (let i = 0; i < WORKLOAD.rounds; i++) {
+    runs.a.push(await load(a.port, a.path, WORKLOAD.seconds, expectStatus));
+    runs.b.push(await load(b.port, b.path, WORKLOAD.seconds, expectStatus));
+  }
+  const rpsA = median(runs.a.map((r) => r.rps));
+  const rpsB = median(runs.b.map((r) => r.rps));
+  return {
+    name,
+    baseline: { label: a.label, rps: rpsA, runs: runs.a.map((r) => Math.round(r.rps)), p99: median(runs.a.map((r) => r.p99)) },
+    candidate: { label: b.label, rps: rpsB, runs: runs.b.map((r) => Math.round(r.rps)), p99: median(runs.b.map((r) => r.p99)) },
+    ratio: rpsB / rpsA,
+  };
+}
+
+/** Prints one scenario's figures; `target` is the ratio the candidate should reach. */
+export function report(result, target) {
+  const fmt = (n) => Math.round(n).toLocaleString('en-US').padStart(8);
+  const side = (s) => `  ${s.label.padEnd(16)} ${fmt(s.rps)} req/s  (runs ${s.runs.join(', ')}; p99 ${s.p99} ms)`;
+  const verdict = target === undefined ? '' : result.ratio >= target ? `  ≥ ${target} ✓` : `  < ${target} ✗ (below target)`;
+  console.log(`${result.name}\n${side(result.baseline)}\n${side(result.candidate)}\n  ratio ${result.ratio.toFixed(3)}×${verdict}\n`);
+}
+
+export function describeWorkload() {
+  const w = WORKLOAD;
+  return `autocannon, ${w.connections} connections, pipelining ${w.pipelining}, ${w.warmupSeconds} s warm-up per server, then ${w.rounds}× alternating ${w.seconds} s runs per side; median req/s`;
+}

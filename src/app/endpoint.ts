@@ -1,0 +1,86 @@
+/**
+ * What the HTTP layer sees of an app: endpoints that turn a matched request into a Reply.
+ * Everything an endpoint needs was compiled at load; `handle` only runs it.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import mime from 'mime-types';
+import type { Code } from '../diag/index.js';
+import type { Method, ParamValue } from '../router/index.js';
+
+/** The request as endpoints see it. */
+export interface RequestInfo {
+  id: string;
+  method: string;
+  /** Decoded, normalised path (`/a/b`, `/d/`). */
+  path: string;
+  /** The raw query string without `?` ('' when none). */
+  query: string;
+  headers: IncomingHttpHeaders;
+  params: ParamValue[];
+  /** Whether the client prefers JSON over HTML (Accept). */
+  acceptsJson: boolean;
+  /** Reads the whole body, enforcing the app's body limit (rejects with a 413 LanewayError). */
+  readBody(): Promise<Buffer>;
+}
+
+export type Reply =
+  /** A file's bytes, with validators and compressed variants handled by the HTTP layer. */
+  | { type: 'asset'; asset: Asset; status?: number; headers?: Record<string, string> }
+  /** A generated body (JSON, rendered HTML). `etag: true` adds an ETag and answers 304 when it matches. */
+  | { type: 'body'; status: number; contentType: string; body: string | Buffer; headers?: Record<string, string>; etag?: boolean }
+  | { type: 'redirect'; status: number; location: string; headers?: Record<string, string> }
+  /** An error the HTTP layer renders (HTML page or JSON). 404 uses the nearest ⚡NotFound.html. */
+  | { type: 'error'; status: number; code: Code; message: string };
+
+export type EndpointKind = 'script' | 'view' | 'page' | 'static' | 'redirect';
+
+export interface Endpoint {
+  kind: EndpointKind;
+  method: Method;
+  /** URL pattern, e.g. `/a/{id}/name`. */
+  pattern: string;
+  /** App path of the source file. */
+  file: string;
+  /** Source directory the endpoint belongs to (for ⚡NotFound.html). */
+  dir: string;
+  handle(req: RequestInfo): Reply | Promise<Reply>;
+}
+
+/** Types worth compressing (text, and a few binary formats that are not compressed already). */
+const COMPRESSIBLE = /^(text\/|application\/(json|javascript|xml|manifest\+json|ld\+json|wasm)|image\/svg\+xml)/;
+
+/**
+ * A static file ready to send. Small files are held in memory (and their compressed variants are
+ * made once, on first demand); larger ones are streamed from disk.
+ */
+export class Asset {
+  readonly type: string;
+  readonly etag: string;
+  readonly lastModified: string;
+  readonly compressible: boolean;
+  readonly size: number;
+  /** Compressed variants, made lazily and kept. */
+  readonly variants = new Map<'br' | 'gzip', Buffer>();
+
+  constructor(
+    readonly body: Buffer | undefined,
+    readonly abs: string,
+    info: { size: number; mtimeMs: number; type: string },
+    public cacheControl = 'no-cache',
+  ) {
+    this.type = info.type;
+    this.size = info.size;
+    this.lastModified = new Date(Math.floor(info.mtimeMs / 1000) * 1000).toUTCString();
+    this.etag = body
+      ? '"' + createHash('sha256').update(body).digest('base64url').slice(0, 22) + '"'
+      : `W/"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
+    this.compressible = body !== undefined && body.length >= 256 && COMPRESSIBLE.test(this.type);
+  }
+}
+
+/** Content-Type of a file name, with `charset=utf-8` for text. */
+export function contentTypeOf(name: string): string {
+  const type = mime.contentType(name.includes('.') ? name.slice(name.lastIndexOf('.')) : '');
+  return type || 'application/octet-stream';
+}

@@ -1,0 +1,409 @@
+/**
+ * loadApp: the whole app is read, classified and compiled once; the result is an App whose
+ * router maps a request to a precompiled endpoint. Nothing here runs per request.
+ *
+ * Steps: 1. walk the directory; 2. classify every file; 3. read parameter definitions;
+ * 4. compile endpoints and collect routes; 5. report conflicts; 6. build the router and the
+ * ⚡NotFound.html lookup.
+ */
+import { readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
+import {
+  createRouter,
+  formatPattern,
+  paramName,
+  parseRouteFile,
+  type Method,
+  type RouteKind,
+  type RouteSpec,
+  type Router,
+} from '../router/index.js';
+import { normalizePath, type SourceTree } from '../shared/index.js';
+import { classifyFile, isPrivatePath, type ClassifiedFile } from './classify.js';
+import { Asset, contentTypeOf, type Endpoint, type Reply } from './endpoint.js';
+import { walkApp, type WalkedFile } from './walk.js';
+import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
+
+export interface AppOptions {
+  /** Development mode: render error details into HTML comments, log more. */
+  dev?: boolean;
+  /** Largest request body accepted, in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Files up to this size are held in memory; larger ones are streamed (default 4 MiB). */
+  memoryLimit?: number;
+}
+
+/** How a `{param}` segment turns into a value (🔗.yaml, REFERENCE §3.2). */
+export type ParamDefinition =
+  | { form: 'values'; values: Set<string> }
+  | { form: 'field'; field: string }
+  | { form: 'options'; field: string }
+  | { form: 'feature'; feature: string };
+
+export interface RouteRow {
+  method: Method;
+  pattern: string;
+  file: string;
+  kind: Endpoint['kind'];
+}
+
+export interface App {
+  root: string;
+  options: Required<AppOptions>;
+  files: ClassifiedFile[];
+  router: Router<Endpoint>;
+  /** Warnings (errors make loadApp throw, or are returned by checkApp). */
+  diagnostics: Diagnostic[];
+  /** The error page for a source directory: the nearest ⚡NotFound.html, if any. */
+  notFoundPage(dir: string): ErrorPage | undefined;
+  routes(): RouteRow[];
+}
+
+const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
+const TEXT_EXTENSIONS = new Set(['html', 'js', 'yaml', 'yml', 'json', 'svg', 'scss', 'css', 'txt', 'md']);
+
+/** Loads and compiles an app; throws BuildError listing every error when it does not compile. */
+export function loadApp(root: string, options: AppOptions = {}): App {
+  const { app, diagnostics } = buildApp(root, options);
+  if (!app || diagnostics.some((d) => d.severity === 'error')) throw new BuildError(diagnostics);
+  return app;
+}
+
+/** Compiles an app and returns every diagnostic, never stopping at the first (`laneway check`). */
+export function checkApp(root: string, options: AppOptions = {}): Diagnostic[] {
+  return buildApp(root, options).diagnostics;
+}
+
+function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostics: Diagnostic[] } {
+  const diagnostics = new DiagnosticList();
+  const opts: Required<AppOptions> = {
+    dev: options.dev ?? false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    memoryLimit: options.memoryLimit ?? 4 * 1024 * 1024,
+  };
+  try {
+    if (!statSync(rootDir).isDirectory()) throw new Error('not a directory');
+  } catch {
+    diagnostics.error('LW_APP_NOT_A_DIRECTORY', `the app directory ${rootDir} does not exist or is not a directory`, '/');
+    return { diagnostics: diagnostics.sorted() };
+  }
+
+  // 1. Walk.
+  const walked = walkApp(rootDir, diagnostics);
+  const byPath = new Map<string, WalkedFile>(walked.files.map((f) => [f.path, f]));
+  const texts = new Map<string, string | undefined>();
+  const readText = (path: string): string | undefined => {
+    if (texts.has(path)) return texts.get(path);
+    const file = byPath.get(path);
+    let text: string | undefined;
+    if (file) {
+      try {
+        text = readFileSync(file.abs, 'utf8');
+      } catch (err) {
+        diagnostics.error('LW_APP_UNREADABLE', `cannot read file: ${(err as Error).message}`, path);
+      }
+    }
+    texts.set(path, text);
+    return text;
+  };
+  const dirFiles = new Map<string, string[]>();
+  for (const dir of walked.dirs) dirFiles.set(dir + '/', []);
+  for (const f of walked.files) dirFiles.get(f.path.slice(0, f.path.lastIndexOf('/') + 1))?.push(f.path.slice(f.path.lastIndexOf('/') + 1));
+  const tree: SourceTree = {
+    read(path) {
+      const p = normalizePath(path);
+      const ext = p.slice(p.lastIndexOf('.') + 1).toLowerCase();
+      return TEXT_EXTENSIONS.has(ext) ? readText(p) : undefined;
+    },
+    list(dir) {
+      const d = normalizePath(dir.endsWith('/') ? dir : dir + '/');
+      return dirFiles.get(d)?.slice();
+    },
+  };
+
+  // 2. Classify.
+  const firstLine = (path: string) => () => {
+    const text = readText(path) ?? '';
+    const nl = text.indexOf('\n');
+    return nl === -1 ? text : text.slice(0, nl);
+  };
+  const files = walked.files.map((f) => {
+    const file = classifyFile(f.path, firstLine(f.path));
+    // A link is public only if the file it points at is public too: `/pub/x.html -> ../_x.html`
+    // or `/Alias -> _partials` must not publish private sources.
+    if (f.target && !file.hidden && classifyFile(f.target, firstLine(f.path)).hidden) {
+      diagnostics.warn('LW_APP_SYMLINK_OUTSIDE', `symbolic link to the private or configuration file ${f.target}; not served`, f.path);
+      return { ...file, hidden: true };
+    }
+    return file;
+  });
+  warnPrivateAncestors(walked.dirs, diagnostics);
+
+  // 3. Parameter definitions: every {param} directory needs a 🔗.yaml; every {param}.html a {param}🔗.yaml.
+  const params = readParamDefinitions(walked.dirs, files, tree, diagnostics);
+
+  // 4. Compile endpoints and collect routes.
+  const ctx: CompileContext = { tree, diagnostics, options: opts };
+  const entries: Array<{ spec: RouteSpec; value: Endpoint }> = [];
+  for (const file of files) {
+    if (file.hidden) continue;
+    const kind = routeKindOf(file);
+    if (!kind) continue;
+    const spec = parseRouteFile(file.path, kind);
+    if (!spec) {
+      diagnostics.error('LW_ROUTE_SCRIPT_INDEX_NAME', `${file.name} answers no URL: only GET has a directory index; name it 🖥index.js, or give it another name`, file.path);
+      continue;
+    }
+    const walkedFile = byPath.get(file.path)!;
+    const endpoint = compileRouteEndpoint(file, spec, walkedFile, ctx, () => makeAsset(walkedFile, opts));
+    if (endpoint) entries.push({ spec, value: endpoint });
+  }
+  warnConfigsWithoutScript(files, diagnostics);
+
+  // 5. Conflicts, then the implicit GET /d → /d/ redirects of index.html.
+  reportConflicts(entries, diagnostics);
+  addIndexRedirects(entries);
+
+  // 6. Router and error pages.
+  const router = createRouter(entries, (dir, _name, value, fileParam) => {
+    const def = params.get(fileParam ? dir + '/' + _name : dir);
+    if (!def) return false;
+    return def.form === 'values' ? def.values.has(value) : true;
+  }, walked.dirs.filter((d) => d && !isPrivatePath(d + '/x') && !d.split('/').some((p) => p in NEVER_ROUTED_DIRS)));
+  const notFoundPages = new Map<string, ErrorPage>();
+  for (const file of files) {
+    if (file.kind !== 'not-found' || isPrivatePath(file.path)) continue;
+    const page = compileNotFound(file, ctx, () => makeAsset(byPath.get(file.path)!, opts));
+    if (page) notFoundPages.set(file.dir, page);
+  }
+  const nearest = new Map<string, ErrorPage | undefined>();
+  const notFoundPage = (dir: string): ErrorPage | undefined => {
+    if (nearest.has(dir)) return nearest.get(dir);
+    const page = notFoundPages.get(dir) ?? (dir === '' ? undefined : notFoundPage(dir.slice(0, dir.lastIndexOf('/'))));
+    nearest.set(dir, page);
+    return page;
+  };
+
+  const app: App = {
+    root: rootDir,
+    options: opts,
+    files,
+    router,
+    diagnostics: diagnostics.sorted(),
+    notFoundPage,
+    routes() {
+      return entries
+        .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))
+        .sort((a, b) => (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : a.method < b.method ? -1 : 1));
+    },
+  };
+  return { app, diagnostics: diagnostics.sorted() };
+}
+
+function routeKindOf(file: ClassifiedFile): RouteKind | undefined {
+  switch (file.kind) {
+    case 'script':
+      return 'script';
+    case 'view':
+      return 'view';
+    case 'page':
+      return 'page';
+    case 'static':
+    case 'svg':
+    case 'data':
+    case 'app-icon':
+      return 'static';
+    default:
+      // `.scss` is served compiled once the stylesheet compiler lands; until then it is not routed.
+      return undefined;
+  }
+}
+
+function makeAsset(file: WalkedFile, opts: Required<AppOptions>): Asset {
+  const inMemory = file.size <= opts.memoryLimit;
+  let body: Buffer | undefined;
+  if (inMemory) body = readFileSync(file.abs);
+  return new Asset(body, file.abs, { size: file.size, mtimeMs: file.mtimeMs, type: contentTypeOf(file.path) });
+}
+
+function warnPrivateAncestors(dirs: string[], diagnostics: DiagnosticList): void {
+  for (const dir of dirs) {
+    const parts = dir.split('/').slice(1);
+    const name = parts[parts.length - 1] ?? '';
+    const parent = parts[parts.length - 2] ?? '';
+    // A directory that is private only because of a grandparent or higher: say so once.
+    if (!name.startsWith('_') && !parent.startsWith('_') && parts.slice(0, -2).some((p) => p.startsWith('_'))) {
+      diagnostics.warn(
+        'LW_APP_PRIVATE_ANCESTOR',
+        'files here are private because an ancestor directory starts with "_" (Laneway treats any "_" ancestor as private, not only the direct parent)',
+        dir,
+      );
+    }
+  }
+}
+
+function readParamDefinitions(
+  dirs: string[],
+  files: ClassifiedFile[],
+  tree: SourceTree,
+  diagnostics: DiagnosticList,
+): Map<string, ParamDefinition> {
+  const defs = new Map<string, ParamDefinition>();
+  const read = (defPath: string, key: string): void => {
+    const source = tree.read(defPath);
+    if (source === undefined) return;
+    const def = parseParamDefinition(defPath, source, diagnostics);
+    if (def) defs.set(key, def);
+  };
+  const paramDirsByParent = new Map<string, string[]>();
+  for (const dir of dirs) {
+    if (isPrivatePath(dir + '/x')) continue;
+    const name = dir.slice(dir.lastIndexOf('/') + 1);
+    const param = paramName(name);
+    if (param === undefined) continue;
+    const parent = dir.slice(0, dir.lastIndexOf('/'));
+    paramDirsByParent.set(parent, [...(paramDirsByParent.get(parent) ?? []), dir]);
+    checkParamName(param, dir, diagnostics);
+    if (tree.read(dir + '/🔗.yaml') === undefined) {
+      diagnostics.error('LW_ROUTE_PARAM_NO_DEFINITION', `the dynamic directory ${name} has no 🔗.yaml: add ${dir}/🔗.yaml with a "values:" list or a "field:" of a model`, dir);
+    } else {
+      read(dir + '/🔗.yaml', dir);
+    }
+  }
+  for (const [parent, list] of paramDirsByParent) {
+    if (list.length > 1) {
+      for (const dir of list.slice(1)) {
+        diagnostics.error('LW_ROUTE_TWO_PARAMS', `two dynamic directories at one level (${list.map((d) => d.slice(parent.length + 1)).join(', ')}): keep one and tell values apart inside it`, dir);
+      }
+    }
+  }
+  const fileParamsByDir = new Map<string, ClassifiedFile[]>();
+  for (const file of files) {
+    if (file.hidden || (file.kind !== 'view' && file.kind !== 'page')) continue;
+    const param = paramName(file.name.slice(0, -'.html'.length));
+    if (param === undefined) continue;
+    checkParamName(param, file.path, diagnostics);
+    fileParamsByDir.set(file.dir, [...(fileParamsByDir.get(file.dir) ?? []), file]);
+    const defPath = `${file.dir}/{${param}}🔗.yaml`;
+    if (tree.read(defPath) === undefined) {
+      diagnostics.error('LW_ROUTE_PARAM_NO_DEFINITION', `the dynamic page ${file.name} has no definition: add ${defPath} with a "values:" list or a "field:" of a model`, file.path);
+    } else {
+      read(defPath, file.dir + '/' + param);
+    }
+  }
+  for (const list of fileParamsByDir.values()) {
+    for (const file of list.slice(1)) {
+      diagnostics.error('LW_ROUTE_TWO_PARAMS', `two dynamic pages in one directory (${list.map((f) => f.name).join(', ')}): keep one`, file.path);
+    }
+  }
+  return defs;
+}
+
+function checkParamName(name: string, path: string, diagnostics: DiagnosticList): void {
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) {
+    diagnostics.error('LW_ROUTE_PARAM_NAME', `"{${name}}" is not a valid parameter name: use a lowerCamel identifier such as {taskId}`, path);
+  }
+}
+
+/** Parses a 🔗.yaml: exactly one of `values:` (a list, or an options field), `field:`, `feature:`. */
+export function parseParamDefinition(path: string, source: string, diagnostics: DiagnosticList): ParamDefinition | undefined {
+  let data: unknown;
+  try {
+    data = parseYaml(source);
+  } catch (err) {
+    const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+    diagnostics.at('error', 'LW_APP_YAML', `invalid YAML: ${(err as Error).message.split('\n')[0]}`, path, { line: pos?.line ?? 1, column: pos?.col ?? 1 });
+    return undefined;
+  }
+  const fail = (message: string): undefined => {
+    diagnostics.error('LW_ROUTE_PARAM_DEFINITION', message, path);
+    return undefined;
+  };
+  if (!data || typeof data !== 'object' || Array.isArray(data)) {
+    return fail('a 🔗.yaml holds one key: "values: [a, b]", "values: 📦.Model.field", "field: 📦.Model.field" or "feature: name"');
+  }
+  const keys = Object.keys(data);
+  if (keys.length !== 1) return fail(`a 🔗.yaml holds exactly one of "values", "field", "feature"; found ${keys.join(', ') || 'nothing'}`);
+  const value = (data as Record<string, unknown>)[keys[0]!];
+  switch (keys[0]) {
+    case 'values':
+      if (Array.isArray(value)) {
+        const bad = value.find((v) => typeof v !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(v));
+        if (bad !== undefined) return fail(`"values:" entries must be URL-safe lowercase strings (a-z, 0-9, -); "${String(bad)}" is not`);
+        return { form: 'values', values: new Set(value as string[]) };
+      }
+      if (typeof value === 'string' && /^(📦|🗄)\.\w+\.\w+$/.test(value)) return { form: 'options', field: value };
+      return fail('"values:" is a list of URL-safe strings, or an options field such as 📦.Task.status');
+    case 'field':
+      if (typeof value === 'string' && /^(📦|🗄)\.\w+\.\w+$/.test(value)) return { form: 'field', field: value };
+      return fail('"field:" names a model field such as 📦.Task.id or 🗄.Article.uid');
+    case 'feature':
+      if (typeof value === 'string' && value) return { form: 'feature', feature: value };
+      return fail('"feature:" names a resolver');
+    default:
+      return fail(`unknown key "${keys[0]}": use "values", "field" or "feature"`);
+  }
+}
+
+function warnConfigsWithoutScript(files: ClassifiedFile[], diagnostics: DiagnosticList): void {
+  const scripts = new Set(files.filter((f) => f.kind === 'script').map((f) => f.path));
+  for (const f of files) {
+    if (f.kind === 'endpoint-config' && !scripts.has(f.path.slice(0, -'.yaml'.length) + '.js')) {
+      diagnostics.warn('LW_APP_CONFIG_WITHOUT_SCRIPT', `${f.name} configures ${f.name.slice(0, -5)}.js, which does not exist; the file is ignored`, f.path);
+    }
+  }
+}
+
+/** The identity of a route for conflict checks: params compare equal whatever their names. */
+function routeKey(spec: RouteSpec): string {
+  const segs = spec.segments.map((s) => (s.type === 'literal' ? 'L' + s.value : s.type === 'param' ? 'P' : 'F'));
+  return `${spec.method} ${segs.join('\u0000')}${spec.trailingSlash ? '/' : ''}`;
+}
+
+function reportConflicts(entries: Array<{ spec: RouteSpec; value: Endpoint }>, diagnostics: DiagnosticList): void {
+  const seen = new Map<string, RouteSpec>();
+  for (let i = 0; i < entries.length; i++) {
+    const { spec } = entries[i]!;
+    const key = routeKey(spec);
+    const first = seen.get(key);
+    if (!first) {
+      seen.set(key, spec);
+      continue;
+    }
+    diagnostics.error(
+      'LW_ROUTE_CONFLICT',
+      `${spec.method} ${formatPattern(spec)} is answered by both ${first.file} and ${spec.file}: remove or rename one of them`,
+      spec.file,
+    );
+    entries.splice(i--, 1);
+  }
+}
+
+/** `index.html` answers `/d/`; `GET /d` redirects there (308, query kept) unless something else answers `/d`. */
+function addIndexRedirects(entries: Array<{ spec: RouteSpec; value: Endpoint }>): void {
+  const taken = new Set(entries.map((e) => routeKey(e.spec)));
+  for (const { spec, value } of [...entries]) {
+    if ((spec.kind !== 'view' && spec.kind !== 'page') || !spec.trailingSlash || spec.segments.length === 0) continue;
+    const bare: RouteSpec = { ...spec, trailingSlash: false };
+    if (taken.has(routeKey(bare))) continue;
+    taken.add(routeKey(bare));
+    entries.push({ spec: bare, value: redirectToSlash(formatPattern(bare), value) });
+  }
+}
+
+function redirectToSlash(pattern: string, target: Endpoint): Endpoint {
+  return {
+    kind: 'redirect',
+    method: 'GET',
+    pattern,
+    file: target.file,
+    dir: target.dir,
+    handle(req): Reply {
+      // The request path is already decoded; re-encode each segment for the Location header.
+      const location = req.path.split('/').map(encodeURIComponent).join('/') + '/' + (req.query ? '?' + req.query : '');
+      return { type: 'redirect', status: 308, location };
+    },
+  };
+}

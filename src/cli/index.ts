@@ -1,0 +1,187 @@
+/**
+ * The `laneway` command: serve, check, routes. `bin/laneway` only calls `main`.
+ */
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { checkApp, loadApp } from '../app/index.js';
+import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
+import { createServer, type LogFormat } from '../http/index.js';
+
+const HELP: Record<string, string> = {
+  main: `Usage: laneway <command> [options]
+
+Commands:
+  serve DIR     serve the app in DIR over HTTP
+  check DIR     compile the app in DIR and list every problem
+  routes DIR    print the route table of the app in DIR
+
+Options:
+  -h, --help     show help (also: laneway <command> --help)
+  -v, --version  print the version`,
+  serve: `Usage: laneway serve DIR [--port N] [--host H] [--log pretty|json|off] [--dev] [--body-limit BYTES]
+
+Serves the app in DIR. Prints "listening on http://HOST:PORT" when ready.
+
+Options:
+  --port N           port to listen on (default: $PORT, else 3000; 0 picks a free one)
+  --host H           interface to bind (default 127.0.0.1)
+  --log FORMAT       access log: pretty (default), json, or off
+  --dev              development mode: render error details into HTML comments
+  --body-limit BYTES largest request body accepted (default 1048576); larger ones get 413
+  -h, --help         show this help
+
+Exits 1, listing the problems, when the app does not compile. SIGTERM and SIGINT stop
+accepting connections, let requests in flight finish (up to 10 s), then exit 0.`,
+  check: `Usage: laneway check DIR
+
+Compiles the whole app and prints every problem, one per line, as
+  relative/path:line:column: message [CODE]
+then a summary. Exits 0 when there are no errors (warnings alone do not fail), 1 otherwise.`,
+  routes: `Usage: laneway routes DIR [--json]
+
+Prints the route table: method, URL pattern, source file and kind
+(script, view, page, static, redirect).
+
+Options:
+  --json      print a JSON array instead of a table
+  -h, --help  show this help`,
+};
+
+interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const stdio: Io = {
+  out: (l) => process.stdout.write(l + '\n'),
+  err: (l) => process.stderr.write(l + '\n'),
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function summary(diagnostics: Diagnostic[]): string {
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+}
+
+/** Runs the command line; resolves to the exit code (serve resolves when the server stops). */
+export async function main(argv: string[], io: Io = stdio): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+    io.out(HELP[rest[0] ?? 'main'] ?? HELP.main!);
+    return command === undefined ? 1 : 0;
+  }
+  if (command === '-v' || command === '--version') {
+    io.out(version());
+    return 0;
+  }
+  if (!(command in HELP) || command === 'main') {
+    io.err(`laneway: unknown command "${command}"\n\n${HELP.main}`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        log: { type: 'string' },
+        dev: { type: 'boolean' },
+        'body-limit': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      strict: true,
+    });
+  } catch (err) {
+    io.err(`laneway ${command}: ${(err as Error).message}\n\n${HELP[command]}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(HELP[command]!);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    io.err(`laneway ${command}: expected one app directory\n\n${HELP[command]}`);
+    return 2;
+  }
+  const dir = resolve(positionals[0]!);
+
+  if (command === 'check') {
+    const diagnostics = checkApp(dir);
+    for (const d of diagnostics) io.out(formatDiagnostic(d));
+    io.out(summary(diagnostics));
+    return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
+  }
+
+  const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
+  if (bodyLimit !== undefined && !(Number.isInteger(bodyLimit) && bodyLimit >= 0)) {
+    io.err(`laneway ${command}: --body-limit must be a whole number of bytes`);
+    return 2;
+  }
+  let app;
+  try {
+    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit });
+  } catch (err) {
+    if (!(err instanceof BuildError)) throw err;
+    for (const d of err.diagnostics) io.err(formatDiagnostic(d));
+    io.err(summary(err.diagnostics));
+    return 1;
+  }
+
+  if (command === 'routes') {
+    const routes = app.routes();
+    if (values.json) {
+      io.out(JSON.stringify(routes, null, 2));
+    } else {
+      const width = (key: 'method' | 'pattern' | 'file') => Math.max(key.length, ...routes.map((r) => [...r[key]].length));
+      const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - [...s].length));
+      const [wm, wp, wf] = [width('method'), width('pattern'), width('file')];
+      io.out(`${pad('METHOD', wm)}  ${pad('PATTERN', wp)}  ${pad('FILE', wf)}  KIND`);
+      for (const r of routes) io.out(`${pad(r.method, wm)}  ${pad(r.pattern, wp)}  ${pad(r.file, wf)}  ${r.kind}`);
+    }
+    return 0;
+  }
+
+  // serve
+  for (const d of app.diagnostics) io.err(formatDiagnostic(d));
+  const port = values.port ?? process.env.PORT ?? '3000';
+  const portNumber = Number(port);
+  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) {
+    io.err(`laneway serve: invalid port "${port}"`);
+    return 2;
+  }
+  const log = (values.log ?? 'pretty') as LogFormat;
+  if (!['pretty', 'json', 'off'].includes(log)) {
+    io.err(`laneway serve: --log must be pretty, json or off`);
+    return 2;
+  }
+  const server = createServer(app, { log });
+  let address;
+  try {
+    address = await server.listen(portNumber, values.host ?? '127.0.0.1');
+  } catch (err) {
+    io.err(`laneway serve: cannot listen on ${values.host ?? '127.0.0.1'}:${portNumber}: ${(err as Error).message}`);
+    return 1;
+  }
+  io.out(`listening on ${address.url}`);
+  return new Promise<number>((resolveExit) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      server.close().then(() => resolveExit(0));
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * Built-in error answers: a small HTML page, or `{ "error": … }` when the client prefers JSON.
+ * Messages are fixed texts chosen by Laneway, never echoes of the request.
+ */
+export const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Content Too Large',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function errorHtml(status: number, message: string): string {
+  const title = `${status} ${STATUS_TEXT[status] ?? 'Error'}`;
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>\n<body><h1>${title}</h1><p>${escapeHtml(message)}</p></body></html>\n`;
+}
+
+export function errorJson(status: number, message: string): string {
+  void status;
+  return JSON.stringify({ error: message });
+}
+
+/** Whether the Accept header ranks JSON above HTML. */
+export function prefersJson(accept: string | undefined): boolean {
+  if (!accept || !accept.includes('json')) return false;
+  let json = 0;
+  let html = 0;
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.trim().toLowerCase().split(';');
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qp ? Number(qp.slice(2)) || 0 : 1;
+    if (type === 'application/json' || type.endsWith('+json')) json = Math.max(json, q);
+    else if (type === 'text/html') html = Math.max(html, q);
+  }
+  return json > 0 && json > html;
+}

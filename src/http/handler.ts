@@ -1,0 +1,168 @@
+/**
+ * The request function. Every request goes through these steps, in order:
+ *
+ *   1. split the target into path and query; decode and check the path (400)
+ *   2. refuse bodies over the limit by Content-Length (413)
+ *   3. look the path up in the router: found / wrong method (405, OPTIONS 204) / nothing (404)
+ *   4. run the endpoint and send its Reply
+ *   5. anything unexpected: 500, logged with the request id; the process never goes down
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { App, Endpoint, Reply, RequestInfo } from '../app/index.js';
+import { LanewayError, type Code } from '../diag/index.js';
+import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
+import { errorHtml, errorJson, prefersJson } from './error-page.js';
+import type { Logger } from './log.js';
+import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const ID_PREFIX = randomBytes(3).toString('hex');
+let counter = 0;
+
+export function createHandler(app: App, logger: Logger): RequestHandler {
+  const bodyLimit = app.options.bodyLimit;
+
+  function requestInfo(req: IncomingMessage, id: string, path: string, query: string, params: ParamValue[]): RequestInfo {
+    let body: Promise<Buffer> | undefined;
+    return {
+      id,
+      method: req.method ?? 'GET',
+      path,
+      query,
+      headers: req.headers,
+      params,
+      acceptsJson: prefersJson(req.headers.accept),
+      readBody: () => (body ??= readBody(req, bodyLimit)),
+    };
+  }
+
+  /** Sends an error answer; 404s use the nearest ⚡NotFound.html unless the client wants JSON. */
+  async function sendError(req: IncomingMessage, res: ServerResponse, status: number, code: Code, message: string, dir: string, info: RequestInfo, extra?: Record<string, string>): Promise<number> {
+    if (info.acceptsJson) return sendBody(req, res, status, 'application/json; charset=utf-8', errorJson(status, message), { headers: extra });
+    if (status === 404) {
+      const page = app.notFoundPage(dir);
+      if (page) {
+        const reply = await page.render(info);
+        return sendReply(req, res, reply, dir, info);
+      }
+    }
+    void code;
+    return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, message), { headers: extra });
+  }
+
+  function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, dir: string, info: RequestInfo): number | Promise<number> {
+    switch (reply.type) {
+      case 'asset':
+        return sendAsset(req, res, reply.asset, reply.status, reply.headers);
+      case 'body':
+        return sendBody(req, res, reply.status, reply.contentType, reply.body, { etag: reply.etag, headers: reply.headers });
+      case 'redirect':
+        return sendRedirect(req, res, reply.status, reply.location, reply.headers);
+      case 'error':
+        return sendError(req, res, reply.status, reply.code, reply.message, dir, info);
+    }
+  }
+
+  async function run(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, info: RequestInfo): Promise<number> {
+    const reply = await endpoint.handle(info);
+    return sendReply(req, res, reply, endpoint.dir, info);
+  }
+
+  function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string): void {
+    const status = err instanceof LanewayError ? err.status : 500;
+    if (status >= 500) logger.error(err instanceof Error ? err.message : String(err), { id, method: req.method, path, stack: err instanceof Error ? err.stack : undefined });
+    if (res.headersSent) {
+      res.destroy();
+    } else {
+      const message = err instanceof LanewayError && err.expose ? err.message : 'Something went wrong on our side. The error was logged with id ' + id + '.';
+      const json = prefersJson(req.headers.accept);
+      const headers: Record<string, string> = { 'X-Request-Id': id };
+      if (status === 413) headers['Connection'] = 'close';
+      sendBody(req, res, status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(status, message) : errorHtml(status, message), { headers });
+    }
+    logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start });
+  }
+
+  return function handle(req, res) {
+    const start = performance.now();
+    const id = `${ID_PREFIX}-${(++counter).toString(36)}`;
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const rawPath = q === -1 ? url : url.slice(0, q);
+    const query = q === -1 ? '' : url.slice(q + 1);
+    const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
+    try {
+      // 1. Path.
+      const path = splitPath(rawPath);
+      if (!path.ok) {
+        const json = prefersJson(req.headers.accept);
+        done(sendBody(req, res, 400, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(400, path.reason) : errorHtml(400, path.reason)));
+        return;
+      }
+      // 2. Body size known in advance.
+      const length = req.headers['content-length'];
+      if (length !== undefined && Number(length) > bodyLimit) {
+        throw new LanewayError('LW_HTTP_BODY_TOO_LARGE', `the request body is larger than ${bodyLimit} bytes`, { status: 413 });
+      }
+      // 3. Route.
+      const match = app.router.match(method, path);
+      if (match.kind === 'found') {
+        // 4. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
+        const info = requestInfo(req, id, path.key, query, match.params);
+        const result = match.value.handle(info);
+        if (!(result instanceof Promise)) {
+          const sent = sendReply(req, res, result, match.value.dir, info);
+          if (!(sent instanceof Promise)) return done(sent);
+          sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
+          return;
+        }
+        result
+          .then((reply) => sendReply(req, res, reply, match.value.dir, info))
+          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+        return;
+      }
+      if (match.kind === 'method') {
+        const allow = allowHeader(match.allowed);
+        if (method === 'OPTIONS') {
+          res.writeHead(204, { ...COMMON_HEADERS, Allow: allow });
+          res.end();
+          return done(204);
+        }
+        const info = requestInfo(req, id, path.key, query, []);
+        sendError(req, res, 405, 'LW_HTTP_METHOD_NOT_ALLOWED', `this URL does not answer ${method}`, '', info, { Allow: allow })
+          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+        return;
+      }
+      const info = requestInfo(req, id, path.key, query, []);
+      sendError(req, res, 404, 'LW_HTTP_NOT_FOUND', 'There is nothing at this address.', match.dir, info)
+        .then(done, (err) => fail(req, res, id, err, start, rawPath));
+    } catch (err) {
+      // 5. Unexpected.
+      fail(req, res, id, err, start, rawPath);
+    }
+  };
+}
+
+/** Reads a request body up to `limit` bytes; past it, rejects with 413 and stops reading. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        reject(new LanewayError('LW_HTTP_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, { status: 413 }));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}

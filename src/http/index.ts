@@ -1,0 +1,5 @@
+/** Serving an App over HTTP. */
+export { createServer, type LanewayServer, type ServerOptions } from './server.js';
+export { createHandler, readBody, type RequestHandler } from './handler.js';
+export { createLogger, type Logger, type LogFormat } from './log.js';
+export { prefersJson } from './error-page.js';

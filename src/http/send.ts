@@ -1,0 +1,160 @@
+/**
+ * Writing a Reply to the socket: validators (ETag, Last-Modified → 304), content negotiation of
+ * compressed variants, HEAD, and the headers every response carries.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import type { Asset } from '../app/index.js';
+
+/** Sent with every response (SPEC "Content security policy" companions; issue 5 item 8). */
+export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+});
+
+type Encoding = 'br' | 'gzip' | undefined;
+
+/** The best encoding the client accepts (br over gzip), ignoring ones given q=0. */
+export function pickEncoding(header: string | undefined): Encoding {
+  if (!header) return undefined;
+  let br = false;
+  let gzip = false;
+  for (const part of header.split(',')) {
+    const [token = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q && Number(q.slice(2)) <= 0) continue;
+    if (token === 'br') br = true;
+    else if (token === 'gzip' || token === 'x-gzip') gzip = true;
+    else if (token === '*') br = gzip = true;
+  }
+  return br ? 'br' : gzip ? 'gzip' : undefined;
+}
+
+/** Whether an If-None-Match header matches an entity tag (weak comparison, RFC 9110 §13.1.2). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = (t: string) => t.trim().replace(/^W\//, '').replace(/-(br|gz)"$/, '"');
+  const want = bare(etag);
+  return header.split(',').some((t) => bare(t) === want);
+}
+
+function compress(body: Buffer, encoding: 'br' | 'gzip', large: boolean): Buffer {
+  return encoding === 'br'
+    ? brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: large ? 5 : 9, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    : gzipSync(body, { level: large ? 6 : 9 });
+}
+
+/** The compressed variant of an asset, made once and kept; undefined when it would not be smaller. */
+function variantOf(asset: Asset, encoding: 'br' | 'gzip'): Buffer | undefined {
+  let variant = asset.variants.get(encoding);
+  if (!variant) {
+    variant = compress(asset.body!, encoding, asset.body!.length > 1024 * 1024);
+    asset.variants.set(encoding, variant);
+  }
+  return variant.length < asset.body!.length ? variant : undefined;
+}
+
+export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, status = 200, extra?: Record<string, string>): number {
+  const headers: OutgoingHttpHeaders = {
+    ...COMMON_HEADERS,
+    'Content-Type': asset.type,
+    'Cache-Control': asset.cacheControl,
+    ETag: asset.etag,
+    'Last-Modified': asset.lastModified,
+    ...extra,
+  };
+  if (asset.compressible) headers['Vary'] = 'Accept-Encoding';
+  if (status === 200 && isNotModified(req, asset.etag, asset.lastModified)) {
+    delete headers['Content-Type'];
+    res.writeHead(304, headers);
+    res.end();
+    return 304;
+  }
+  if (!asset.body) {
+    headers['Content-Length'] = asset.size;
+    res.writeHead(status, headers);
+    if (req.method === 'HEAD') {
+      res.end();
+      return status;
+    }
+    const stream = createReadStream(asset.abs);
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+    return status;
+  }
+  let body = asset.body;
+  if (asset.compressible) {
+    const encoding = pickEncoding(req.headers['accept-encoding']);
+    const variant = encoding && variantOf(asset, encoding);
+    if (encoding && variant) {
+      body = variant;
+      headers['Content-Encoding'] = encoding;
+      headers['ETag'] = asset.etag.slice(0, -1) + (encoding === 'br' ? '-br"' : '-gz"');
+    }
+  }
+  headers['Content-Length'] = body.length;
+  res.writeHead(status, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return status;
+}
+
+function isNotModified(req: IncomingMessage, etag: string, lastModified: string | undefined): boolean {
+  const inm = req.headers['if-none-match'];
+  if (inm !== undefined) return etagMatches(inm, etag);
+  const ims = req.headers['if-modified-since'];
+  if (ims && lastModified) {
+    const since = Date.parse(ims);
+    return !Number.isNaN(since) && Date.parse(lastModified) <= since;
+  }
+  return false;
+}
+
+/** Sends a generated body; with `etag`, adds a strong ETag and answers 304 when it matches. */
+export function sendBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  content: string | Buffer,
+  options: { etag?: boolean; headers?: Record<string, string> } = {},
+): number {
+  let body = typeof content === 'string' ? Buffer.from(content) : content;
+  const headers: OutgoingHttpHeaders = { ...COMMON_HEADERS, 'Content-Type': contentType, ...options.headers };
+  if (options.etag && status === 200) {
+    const etag = '"' + createHash('sha1').update(body).digest('base64url') + '"';
+    headers['ETag'] = etag;
+    if (etagMatches(req.headers['if-none-match'], etag)) {
+      delete headers['Content-Type'];
+      res.writeHead(304, headers);
+      res.end();
+      return 304;
+    }
+  }
+  if (body.length >= 1024 && /^(text\/|application\/json)/.test(contentType)) {
+    const encoding = pickEncoding(req.headers['accept-encoding']);
+    headers['Vary'] = 'Accept-Encoding';
+    if (encoding) {
+      body = encoding === 'br'
+        ? brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } })
+        : gzipSync(body, { level: 6 });
+      headers['Content-Encoding'] = encoding;
+      if (typeof headers['ETag'] === 'string') headers['ETag'] = headers['ETag'].slice(0, -1) + (encoding === 'br' ? '-br"' : '-gz"');
+    }
+  }
+  headers['Content-Length'] = body.length;
+  res.writeHead(status, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return status;
+}
+
+export function sendRedirect(req: IncomingMessage, res: ServerResponse, status: number, location: string, extra?: Record<string, string>): number {
+  // Never let CR/LF reach a header, whatever produced the location.
+  if (/[\r\n]/.test(location)) throw new Error('redirect location contains a line break');
+  res.writeHead(status, { ...COMMON_HEADERS, Location: location, 'Content-Length': 0, ...extra });
+  res.end();
+  void req;
+  return status;
+}

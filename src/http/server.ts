@@ -1,0 +1,92 @@
+/**
+ * A listening server for an app, with timeouts and a graceful stop: stop accepting, let
+ * in-flight requests finish (bounded), then close what is left.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App } from '../app/index.js';
+import { createHandler } from './handler.js';
+import { createLogger, type Logger, type LogFormat } from './log.js';
+
+export interface ServerOptions {
+  log?: LogFormat | Logger;
+  /** Time to receive the request headers (default 20 s). */
+  headersTimeoutMs?: number;
+  /** Time to receive the whole request (default 60 s). */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this (default 5 s). */
+  keepAliveTimeoutMs?: number;
+  /** Longest wait for in-flight requests when stopping (default 10 s). */
+  shutdownTimeoutMs?: number;
+}
+
+export interface LanewayServer {
+  server: Server;
+  logger: Logger;
+  listen(port: number, host: string): Promise<{ port: number; host: string; url: string }>;
+  /** Stops accepting, waits for in-flight requests (bounded), closes the rest. */
+  close(): Promise<void>;
+}
+
+export function createServer(app: App, options: ServerOptions = {}): LanewayServer {
+  const logger = typeof options.log === 'object' ? options.log : createLogger(options.log ?? 'pretty');
+  const handler = createHandler(app, logger);
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const headersTimeout = options.headersTimeoutMs ?? 20_000;
+  const server = createHttpServer(
+    {
+      headersTimeout,
+      // How often Node checks the two timeouts above (its default, 30 s, would let them overrun).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, headersTimeout / 2)),
+      requestTimeout: options.requestTimeoutMs ?? 60_000,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+    },
+    (req, res) => {
+      inFlight++;
+      res.once('close', () => {
+        if (--inFlight === 0) idle?.();
+      });
+      handler(req, res);
+    },
+  );
+  // A client that sends garbage gets a 400 from Node and never reaches the handler.
+  server.on('clientError', (err, socket) => {
+    const timedOut = (err as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = timedOut ? '408 Request Timeout' : (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    else socket.destroy(err);
+  });
+
+  return {
+    server,
+    logger,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const addr = server.address() as AddressInfo;
+          const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+          resolve({ port: addr.port, host: addr.address, url: `http://${shown}:${addr.port}` });
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        const finish = () => {
+          server.closeAllConnections();
+        };
+        if (inFlight === 0) return finish();
+        const timer = setTimeout(finish, options.shutdownTimeoutMs ?? 10_000);
+        timer.unref();
+        idle = () => {
+          clearTimeout(timer);
+          finish();
+        };
+      });
+    },
+  };
+}

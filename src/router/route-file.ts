@@ -1,0 +1,124 @@
+/**
+ * Which URL a file answers. This is the whole file-name → route rule set of SPEC.md ("Script
+ * endpoint routing", "Mustache (HTML) endpoint routing") and REFERENCE §1.2–§1.4, as a pure
+ * function of an app-relative path. The loader decides first whether a file is public at all.
+ */
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** One URL segment of a route: a literal, a `{param}` directory, or a `{param}.html` file. */
+export type Segment =
+  | { type: 'literal'; value: string }
+  | { type: 'param'; name: string; dir: string }
+  | { type: 'file-param'; name: string; dir: string };
+
+/** What a route answers with; the loader attaches the compiled endpoint. */
+export type RouteKind = 'script' | 'view' | 'page' | 'static';
+
+/** A file's route: `segments` then an optional trailing slash (`/d/` for index files). */
+export interface RouteSpec {
+  method: Method;
+  segments: Segment[];
+  trailingSlash: boolean;
+  kind: RouteKind;
+  /** Special script flavours of REFERENCE §2.10/§2.11. */
+  flavour?: 'click' | 'events';
+  file: string;
+}
+
+const VERB_FILE = /^(GET|POST|PUT|DELETE)\.js$/;
+const EMOJI_VERBS: Array<[string, Method, RouteSpec['flavour']]> = [
+  ['🖥', 'GET', undefined],
+  ['📮', 'POST', undefined],
+  ['❌', 'DELETE', undefined],
+  ['🖱', 'GET', 'click'],
+  ['⏱', 'GET', 'events'],
+];
+const PARAM = /^\{([^{}]*)\}$/;
+
+/** A file name that makes a `.js` file a server script rather than a client asset. */
+export function isScriptEndpointName(name: string): boolean {
+  if (!name.endsWith('.js')) return false;
+  return VERB_FILE.test(name) || EMOJI_VERBS.some(([emoji]) => name.startsWith(emoji) && name.length > emoji.length + 3);
+}
+
+/** The name inside `{name}`, or undefined when the segment is not a param. */
+export function paramName(segment: string): string | undefined {
+  return PARAM.exec(segment)?.[1];
+}
+
+function dirSegments(dirParts: string[]): Segment[] {
+  const segments: Segment[] = [];
+  let dir = '';
+  for (const part of dirParts) {
+    dir += '/' + part;
+    const name = paramName(part);
+    segments.push(name === undefined ? { type: 'literal', value: part } : { type: 'param', name, dir });
+  }
+  return segments;
+}
+
+/**
+ * The route of a public file, or undefined when the file answers no URL by itself.
+ * `kind` is decided by the loader (a `.html` is a view or a page depending on its first line).
+ *
+ * | file                      | route            |
+ * |---------------------------|------------------|
+ * | /a/GET.js (POST, PUT…)    | GET /a           |
+ * | /a/🖥name.js (📮 ❌ 🖱 ⏱)  | GET /a/name      |
+ * | /a/🖥index.js             | GET /a/          |
+ * | /a/index.html             | GET /a/          |
+ * | /a/name.html              | GET /a/name      |
+ * | /a/{p}.html               | GET /a/<value>   |
+ * | /a/file.ext               | GET /a/file.ext  |
+ */
+export function parseRouteFile(path: string, kind: RouteKind): RouteSpec | undefined {
+  const spec = routeOf(path, kind);
+  // The root has one URL, `/`: `/GET.js` and `/🖥index.js` both answer it (and so conflict).
+  if (spec && spec.segments.length === 0) spec.trailingSlash = true;
+  return spec;
+}
+
+function routeOf(path: string, kind: RouteKind): RouteSpec | undefined {
+  const parts = path.split('/').slice(1);
+  const name = parts.pop()!;
+  const segments = dirSegments(parts);
+  const dir = parts.length ? '/' + parts.join('/') : '';
+
+  if (kind === 'script') {
+    const verb = VERB_FILE.exec(name);
+    if (verb) return { method: verb[1] as Method, segments, trailingSlash: false, kind, file: path };
+    for (const [emoji, method, flavour] of EMOJI_VERBS) {
+      if (!name.startsWith(emoji)) continue;
+      const base = name.slice(emoji.length, -3);
+      if (base === 'index') {
+        // Only GET has a directory index (SPEC: `🖥index.js` answers GET /dir/).
+        if (emoji !== '🖥') return undefined;
+        return { method, segments, trailingSlash: true, kind, file: path };
+      }
+      return { method, segments: [...segments, { type: 'literal', value: base }], trailingSlash: false, kind, flavour, file: path };
+    }
+    return undefined;
+  }
+
+  if (kind === 'view' || kind === 'page') {
+    const base = name.slice(0, -'.html'.length);
+    if (base === 'index') return { method: 'GET', segments, trailingSlash: true, kind, file: path };
+    const param = paramName(base);
+    if (param !== undefined) {
+      return { method: 'GET', segments: [...segments, { type: 'file-param', name: param, dir }], trailingSlash: false, kind, file: path };
+    }
+    return { method: 'GET', segments: [...segments, { type: 'literal', value: base }], trailingSlash: false, kind, file: path };
+  }
+
+  // Static assets are served at their own name; `📌name.ext` at the name without the pin.
+  const served = name.startsWith('📌') ? name.slice('📌'.length) : name;
+  return { method: 'GET', segments: [...segments, { type: 'literal', value: served }], trailingSlash: false, kind, file: path };
+}
+
+/** The URL pattern of a route for display: `/a/{p}/name`, `/d/`. */
+export function formatPattern(spec: Pick<RouteSpec, 'segments' | 'trailingSlash'>): string {
+  const path = spec.segments.map((s) => (s.type === 'literal' ? s.value : `{${s.name}}`)).join('/');
+  if (!path) return '/';
+  return '/' + path + (spec.trailingSlash ? '/' : '');
+}

@@ -1,0 +1,74 @@
+/**
+ * Test helpers: write an app into a temporary directory, serve it on 127.0.0.1 port 0, and send
+ * raw HTTP requests (node:http sends the path exactly as given; fetch would normalise it).
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, symlinkSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { loadApp, type AppOptions } from '../src/app/index.js';
+import { createServer } from '../src/http/index.js';
+
+/** Files by app path (`/a/b.html`); a value `{ symlink: target }` makes a symbolic link. */
+export type AppFiles = Record<string, string | Buffer | { symlink: string }>;
+
+export function writeApp(files: AppFiles, root = mkdtempSync(join(tmpdir(), 'laneway-app-'))): string {
+  for (const [path, content] of Object.entries(files)) {
+    const abs = join(root, path);
+    mkdirSync(dirname(abs), { recursive: true });
+    if (typeof content === 'object' && !Buffer.isBuffer(content)) symlinkSync(content.symlink, abs);
+    else writeFileSync(abs, content);
+  }
+  return root;
+}
+
+export interface Response {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  text: string;
+}
+
+export interface Served {
+  dir: string;
+  port: number;
+  url: string;
+  request(method: string, path: string, headers?: Record<string, string>, body?: string | Buffer): Promise<Response>;
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const buf = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, text: buf.toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Loads the app in `dir` (or writes `files` first) and serves it on 127.0.0.1, port 0. */
+export async function serve(files: AppFiles | string, options: AppOptions = {}): Promise<Served> {
+  const dir = typeof files === 'string' ? files : writeApp(files);
+  const app = loadApp(dir, options);
+  const server = createServer(app, { log: 'off' });
+  const { port, url } = await server.listen(0, '127.0.0.1');
+  return {
+    dir,
+    port,
+    url,
+    request: (method, path, headers, body) => rawRequest(port, method, path, headers, body),
+    get: (path, headers) => rawRequest(port, 'GET', path, headers),
+    async close() {
+      await server.close();
+      if (typeof files !== 'string') rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
