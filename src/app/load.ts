@@ -25,6 +25,10 @@ import { classifyFile, isPrivatePath, type ClassifiedFile } from './classify.js'
 import { Asset, contentTypeOf, type Endpoint, type Reply } from './endpoint.js';
 import { walkApp, type WalkedFile } from './walk.js';
 import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
+import { compileSuppliers } from './compile-suppliers.js';
+import type { ModuleSystem } from './modules.js';
+import type { RequestInfo } from './endpoint.js';
+import { splitPath } from '../router/index.js';
 
 export interface AppOptions {
   /** Development mode: render error details into HTML comments, log more. */
@@ -33,6 +37,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Files up to this size are held in memory; larger ones are streamed (default 4 MiB). */
   memoryLimit?: number;
+  /** Where run-time problems of scripts and views are logged (default: standard error). */
+  log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /** How a `{param}` segment turns into a value (🔗.yaml, REFERENCE §3.2). */
@@ -82,6 +88,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     dev: options.dev ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     memoryLimit: options.memoryLimit ?? 4 * 1024 * 1024,
+    log: options.log ?? ((message, fields) => process.stderr.write(`error: ${message} ${JSON.stringify(fields)}\n`)),
   };
   try {
     if (!statSync(rootDir).isDirectory()) throw new Error('not a directory');
@@ -144,8 +151,17 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
   // 3. Parameter definitions: every {param} directory needs a 🔗.yaml; every {param}.html a {param}🔗.yaml.
   const params = readParamDefinitions(walked.dirs, files, tree, diagnostics);
 
-  // 4. Compile endpoints and collect routes.
-  const ctx: CompileContext = { tree, diagnostics, options: opts };
+  // 4. Suppliers, then endpoints; collect routes.
+  const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, log: opts.log };
+  let router: Router<Endpoint> | undefined;
+  const ctx: CompileContext = {
+    tree,
+    diagnostics,
+    options: opts,
+    modules,
+    reroute: (path, req) => rerouteGet(router!, path, req),
+  };
+  modules.suppliers = compileSuppliers(files, ctx);
   const entries: Array<{ spec: RouteSpec; value: Endpoint }> = [];
   for (const file of files) {
     if (file.hidden) continue;
@@ -156,8 +172,12 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       diagnostics.error('LW_ROUTE_SCRIPT_INDEX_NAME', `${file.name} answers no URL: only GET has a directory index; name it 🖥index.js, or give it another name`, file.path);
       continue;
     }
+    const last = spec.segments[spec.segments.length - 1];
+    if (kind !== 'static' && last?.type === 'literal' && !/^[A-Za-z0-9._~-]+$/.test(last.value)) {
+      diagnostics.warn('LW_APP_ODD_NAME', `the URL segment "${last.value}" needs percent-encoding in links; prefer a-z, 0-9 and -`, file.path);
+    }
     const walkedFile = byPath.get(file.path)!;
-    const endpoint = compileRouteEndpoint(file, spec, walkedFile, ctx, () => makeAsset(walkedFile, opts));
+    const endpoint = compileRouteEndpoint(file, spec, ctx, () => makeAsset(walkedFile, opts));
     if (endpoint) entries.push({ spec, value: endpoint });
   }
   warnConfigsWithoutScript(files, diagnostics);
@@ -167,7 +187,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
   addIndexRedirects(entries);
 
   // 6. Router and error pages.
-  const router = createRouter(entries, (dir, _name, value, fileParam) => {
+  router = createRouter(entries, (dir, _name, value, fileParam) => {
     const def = params.get(fileParam ? dir + '/' + _name : dir);
     if (!def) return false;
     return def.form === 'values' ? def.values.has(value) : true;
@@ -391,6 +411,26 @@ function addIndexRedirects(entries: Array<{ spec: RouteSpec; value: Endpoint }>)
     taken.add(routeKey(bare));
     entries.push({ spec: bare, value: redirectToSlash(formatPattern(bare), value) });
   }
+}
+
+/** AJAX rerouting: the response of `GET path` computed in-process for a POST/PUT/DELETE. */
+async function rerouteGet(router: Router<Endpoint>, target: string, req: RequestInfo): Promise<Reply> {
+  const q = target.indexOf('?');
+  const path = splitPath(q === -1 ? target : target.slice(0, q));
+  const notFound: Reply = { type: 'error', status: 404, code: 'LW_HTTP_NOT_FOUND', message: 'There is nothing at this address.' };
+  if (!path.ok) return notFound;
+  const match = router.match('GET', path);
+  if (match.kind !== 'found') return notFound;
+  const { 'content-type': _t, 'content-length': _l, 'transfer-encoding': _e, ...headers } = req.headers;
+  return match.value.handle({
+    ...req,
+    method: 'GET',
+    path: path.key,
+    query: q === -1 ? '' : target.slice(q + 1),
+    headers,
+    params: match.params,
+    readBody: async () => Buffer.alloc(0),
+  });
 }
 
 function redirectToSlash(pattern: string, target: Endpoint): Endpoint {

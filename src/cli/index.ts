@@ -173,15 +173,17 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`laneway serve: cannot listen on ${values.host ?? '127.0.0.1'}:${portNumber}: ${(err as Error).message}`);
     return 1;
   }
-  io.out(`listening on ${address.url}`);
-  return new Promise<number>((resolveExit) => {
+  // Handlers first, then the line that tells a supervisor the server is ready.
+  const stopped = new Promise<number>((resolveExit) => {
     let stopping = false;
     const stop = () => {
       if (stopping) return;
       stopping = true;
       server.close().then(() => resolveExit(0));
     };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
   });
+  io.out(`listening on ${address.url}`);
+  return stopped;
 }

@@ -18,4 +18,9 @@ export const APP_CODES = {
   LW_HTTP_BAD_PATH: 'The request path is malformed or tries to leave the app (400).',
   LW_HTTP_BODY_TOO_LARGE: 'The request body exceeds the configured limit (413).',
   LW_HTTP_INTERNAL: 'An unexpected error while answering a request (500).',
+  LW_HTTP_BAD_BODY: 'The request body is malformed or of a type scripts cannot read (400).',
+  LW_SUPPLIER_DUPLICATE: 'Two suppliers at the same level export the same name.',
+  LW_SUPPLIER_CYCLE: 'Suppliers import each other in a cycle.',
+  LW_SUPPLIER_MISSING: 'An imported supplier value has no provider at run time.',
+  LW_SUPPLIER_FAILED: 'A supplier threw while computing its exports.',
 } as const;

@@ -1,2 +1,26 @@
 /** Codes of the Mustache view compiler and renderer (src/template). */
-export const TEMPLATE_CODES = {} as const;
+export const TEMPLATE_CODES = {
+  LW_VIEW_NO_MARKER: 'A file compiled as a view does not start with the <!--TEMPLATE mustache--> marker line.',
+  LW_VIEW_TAG_SYNTAX: 'A Mustache tag is malformed: unclosed, empty, or a bad delimiter change.',
+  LW_VIEW_EXPRESSION: 'The expression inside a tag is malformed (path, arguments, `as`, `by`).',
+  LW_VIEW_UNCLOSED_SECTION: 'A section, parent or block is opened but never closed.',
+  LW_VIEW_MISMATCHED_SECTION: 'A closing tag names a different section than the one that is open.',
+  LW_VIEW_UNEXPECTED_CLOSE: 'A closing tag has no open section to close.',
+  LW_VIEW_UNKNOWN_PRAGMA: 'A {{% … }} pragma has a name Laneway does not know.',
+  LW_VIEW_PRAGMA_SYNTAX: 'A known pragma is written in a form Laneway cannot read.',
+  LW_VIEW_PRAGMA_PLACEMENT: 'A pragma is used where it has no effect (Render-If in a partial or layout).',
+  LW_VIEW_DUPLICATE_NAME: 'Two pragmas of one file declare the same partial, variable or choice name.',
+  LW_VIEW_MISSING_FILE: 'A partial, layout, SVG, YAML or JSON path named by a pragma does not exist.',
+  LW_VIEW_SVG_DIR_MISSING: 'An svg pragma names a directory that does not exist (warning; nothing is declared).',
+  LW_VIEW_DATA_PARSE: 'A YAML or JSON file named by a pragma does not parse.',
+  LW_VIEW_UNKNOWN_PARTIAL: 'A partial, layout or SVG name used in a tag is not declared by a pragma of this file.',
+  LW_VIEW_PARTIAL_NO_MARKER: 'A file used as a partial or layout lacks the <!--TEMPLATE mustache--> marker line.',
+  LW_VIEW_UNKNOWN_BLOCK: 'A block override names a block that the parent template does not define.',
+  LW_VIEW_BY_RANGE: 'An iteration `by N` has N outside 1..10.',
+  LW_VIEW_IMPORT: 'An imported name is not provided by the module it is imported from.',
+  LW_VIEW_UNKNOWN_CHOICE: 'choose-string names a string map that this file does not declare.',
+  LW_VIEW_RENDER_IF_UNDEFINED: 'Render-If names a variable that is neither imported nor declared in the view.',
+  LW_VIEW_IGNORED_IN_PARENT: 'Tags inside a parent tag but outside its blocks are ignored (warning).',
+  LW_VIEW_RAW_NOT_WEB_SAFE: 'Triple braces, {{& }} or show are used on a value that is known not to be web-safe; it is escaped (warning).',
+  LW_VIEW_RENDER: 'A view failed while rendering; the page shows ⚠️ where it stopped.',
+} as const;

@@ -17,24 +17,24 @@ describe('routing', () => {
       '/docs/index.html': page('docs index'),
       '/docs/guide.html': page('docs guide'),
       '/docs/deep/index.html': page('deep index'),
-      '/api/GET.js': 'export {}',
-      '/api/POST.js': 'export {}',
-      '/api/PUT.js': 'export {}',
-      '/api/DELETE.js': 'export {}',
-      '/api/🖥list.js': 'export {}',
-      '/api/📮create.js': 'export {}',
-      '/api/❌remove.js': 'export {}',
-      '/api/🖥index.js': 'export {}',
-      '/📮root-post.js': 'export {}',
+      '/api/GET.js': `({ file: '/api/GET.js' })`,
+      '/api/POST.js': `({ file: '/api/POST.js' })`,
+      '/api/PUT.js': `({ file: '/api/PUT.js' })`,
+      '/api/DELETE.js': `({ file: '/api/DELETE.js' })`,
+      '/api/🖥list.js': `({ file: '/api/🖥list.js' })`,
+      '/api/📮create.js': `({ file: '/api/📮create.js' })`,
+      '/api/❌remove.js': `({ file: '/api/❌remove.js' })`,
+      '/api/🖥index.js': `({ file: '/api/🖥index.js' })`,
+      '/📮root-post.js': `({ file: '/📮root-post.js' })`,
       '/items/{item}/🔗.yaml': 'values: [one, two-too]\n',
       '/items/{item}/index.html': page('item index'),
       '/items/{item}/detail.html': page('item detail'),
-      '/items/{item}/GET.js': 'export {}',
+      '/items/{item}/GET.js': `({ file: '/items/{item}/GET.js' })`,
       '/items/special/index.html': page('literal special'),
       '/tags/{tag}.html': page('tag page'),
       '/tags/{tag}🔗.yaml': 'field: 📦.Tag.uid\n',
       '/tags/popular.html': page('popular tags'),
-      '/both/GET.js': 'export {}',
+      '/both/GET.js': `({ file: '/both/GET.js' })`,
       '/both/index.html': page('both index'),
       '/css/site.css': 'body { color: red }\n',
       '/js/app.js': 'console.log("client")\n',
@@ -82,25 +82,27 @@ describe('routing', () => {
 
   test('a script owning /dir keeps /dir; the view owns /dir/ (no redirect)', async () => {
     const r = await s.get('/both');
-    assert.equal(r.status, 501, 'the script answers (scripts are not compiled in this build)');
+    assert.equal(r.status, 200);
+    assert.deepEqual(JSON.parse(r.text), { file: '/both/GET.js' });
     await expectPage('/both/', 'both index');
   });
 
   test('verb files, emoji names and 🖥index.js answer their method and path', async () => {
-    // Script endpoints answer 501 until the script compiler is wired; the route itself must match.
-    for (const [method, path] of [
-      ['GET', '/api'],
-      ['POST', '/api'],
-      ['PUT', '/api'],
-      ['DELETE', '/api'],
-      ['GET', '/api/list'],
-      ['POST', '/api/create'],
-      ['DELETE', '/api/remove'],
-      ['GET', '/api/'],
-      ['POST', '/root-post'],
+    for (const [method, path, file] of [
+      ['GET', '/api', '/api/GET.js'],
+      ['POST', '/api', '/api/POST.js'],
+      ['PUT', '/api', '/api/PUT.js'],
+      ['DELETE', '/api', '/api/DELETE.js'],
+      ['GET', '/api/list', '/api/🖥list.js'],
+      ['POST', '/api/create', '/api/📮create.js'],
+      ['DELETE', '/api/remove', '/api/❌remove.js'],
+      ['GET', '/api/', '/api/🖥index.js'],
+      ['POST', '/root-post', '/📮root-post.js'],
     ] as const) {
       const r = await s.request(method, path);
-      assert.equal(r.status, 501, `${method} ${path} → ${r.status}`);
+      assert.equal(r.status, 200, `${method} ${path} → ${r.status}`);
+      assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
+      assert.deepEqual(JSON.parse(r.text), { file }, `${method} ${path}`);
     }
   });
 
@@ -142,7 +144,7 @@ describe('routing', () => {
     await expectPage('/items/two-too/detail', 'item detail');
     assert.equal((await s.get('/items/three/')).status, 404, 'a value outside values: is not found');
     await expectPage('/items/special/', 'literal special');
-    assert.equal((await s.get('/items/one')).status, 501, 'GET.js in the param dir owns /items/one');
+    assert.deepEqual(JSON.parse((await s.get('/items/one')).text), { file: '/items/{item}/GET.js' }, 'GET.js in the param dir owns /items/one');
     assert.equal((await s.get('/items/special')).status, 308, 'the literal directory redirects to its index');
   });
 

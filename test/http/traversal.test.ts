@@ -52,10 +52,10 @@ const PUBLIC: Record<string, { status: number; marker?: string; location?: strin
   '/colors/blue': { status: 308, location: '/colors/blue/' },
   '/shapes/circle': { status: 200, marker: 'PUBLIC-SHAPE' },
   '/shapes/square': { status: 200, marker: 'PUBLIC-SHAPE' },
-  // Script endpoints answer 501 until the script engine lands; no variant decodes to these.
-  '/api': { status: 501 },
+  // Script endpoints run (their sources are comments: no completion value, 204); no variant decodes to these.
+  '/api': { status: 204 },
   '/a/save': { status: 405 },
-  '/a/show': { status: 501 },
+  '/a/show': { status: 204 },
 };
 
 const PUBLIC_FILES: AppFiles = {
@@ -114,11 +114,11 @@ const TARGETS: Target[] = [
   { url: '/colors/{c}/🔗.yaml', disk: '/colors/{c}/🔗.yaml', content: '' },
   { url: '/colors/red/_part.html', disk: '/colors/{c}/_part.html', content: secret('<p>') },
   { url: '/shapes/{shape}🔗.yaml', disk: '/shapes/{shape}🔗.yaml', content: '' },
-  { url: '/📤/Thing.js', content: secret('export const Thing = "') },
-  { url: '/📤/Frag.html', content: secret('<p>') },
-  { url: '/📤/⚡NotFound.html', content: secret('<p>') },
-  { url: '/a/📤/x.js', content: secret('// ') },
-  { url: '/b/📤/Vs.js', disk: '/b/📤\uFE0F/Vs.js', content: secret('// ') },
+  { url: '/📤/Thing.js', content: `${secret('// ')}const Thing = 1\nexport {Thing}\n` },
+  { url: '/📤/Frag.html', content: `<!--TEMPLATE mustache-->\n${secret('<p>')}` },
+  { url: '/📤/⚡NotFound.html', content: `<!--TEMPLATE mustache-->\n${secret('<p>')}` },
+  { url: '/a/📤/x.js', content: `${secret('// ')}const X = 1\nexport {X}\n` },
+  { url: '/b/📤/Vs.js', disk: '/b/📤\uFE0F/Vs.js', content: `${secret('// ')}const Vs = 1\nexport {Vs}\n` },
   { url: '/📦/🌐Task.yaml', content: secret('# ') },
   { url: '/🗄/📄Doc.yaml', content: secret('# ') },
   { url: '/📡/Note.yaml', content: secret('# ') },

@@ -1,0 +1,204 @@
+/**
+ * The modules scripts and views import from (REFERENCE §3.0), for one app:
+ *
+ * - at load, `checkImport(consumer)` tells the compilers whether a name exists;
+ * - per request, a `RequestScope` answers `importValue(module, name)`, running each supplier at
+ *   most once, lazily, when a consumer first asks for one of its exports.
+ */
+import { LanewayError } from '../diag/index.js';
+import type { ParamValue } from '../router/index.js';
+import type { CompiledScript, RunOutcome } from '../script/index.js';
+import { utilModule } from '../script/index.js';
+import type { CompiledView } from '../template/index.js';
+import { WebSafe } from '../shared/index.js';
+import type { RequestInfo } from './endpoint.js';
+import type { ParamDefinition } from './load.js';
+import {
+  fieldsRecord,
+  FormFields,
+  listValue,
+  parseBody,
+  parseCookies,
+  parseQuery,
+  singleValue,
+  type FieldMap,
+} from './request-data.js';
+import type { Consumer, SupplierFile, SupplierIndex } from './suppliers.js';
+
+/** Modules that exist in Laneway today. Others (📦, 🗄, 👤, 📧, 📡, 🎨) arrive with their issues. */
+const REQUEST_MODULES = new Set(['form', 'form[]', 'form{}', '&', '🍪']);
+const UTIL = utilModule() as Record<string, unknown>;
+
+/** The compiled form of each supplier, filled in by the loader. */
+export interface SupplierCode {
+  file: SupplierFile;
+  script?: CompiledScript;
+  view?: CompiledView;
+}
+
+export interface ModuleSystem {
+  suppliers: SupplierIndex;
+  code: Map<string, SupplierCode>;
+  /** `{param}` definitions by directory (and `dir/name` for `{name}.html`). */
+  params: Map<string, ParamDefinition>;
+  dev: boolean;
+  log(message: string, fields: Record<string, unknown>): void;
+}
+
+/** Names of the path parameters visible at a source directory (and a `{name}.html` page). */
+export function paramsInScope(dir: string, fileParam?: string): string[] {
+  const names = [...dir.matchAll(/\/\{([^{}/]+)\}/g)].map((m) => m[1]!);
+  if (fileParam) names.push(fileParam);
+  return names;
+}
+
+/** The compile-time import check for one consumer. */
+export function importChecker(system: Pick<ModuleSystem, 'suppliers'>, consumer: Consumer, params: string[]) {
+  return (module: string, name: string): true | string => {
+    if (module === '📤') {
+      if (name === '*') return "import the supplier values you need by name: import {A, B} from '📤'";
+      return system.suppliers.resolve(consumer, name)
+        ? true
+        : `no supplier in scope exports "${name}": export it from a 📤/ file in this directory or a parent`;
+    }
+    if (module === '🔗') {
+      if (name === '*' || name === 'Request' || params.includes(name)) return true;
+      return params.length
+        ? `"${name}" is not a path parameter here; the parameters in scope are ${params.join(', ')} (and Request)`
+        : `"${name}" is not a path parameter: there is no {${name}} directory above this file (Request is always there)`;
+    }
+    if (REQUEST_MODULES.has(module)) return true;
+    if (module === 'util') return name === '*' || name in UTIL ? true : `'util' exports ${Object.keys(UTIL).join(', ')}; not "${name}"`;
+    return `the module '${module}' is not available in this version of Laneway`;
+  };
+}
+
+/** The value of a fixed-`values:` parameter: `$value` plus one boolean switch per option. */
+function paramValue(def: ParamDefinition | undefined, raw: string): unknown {
+  if (def?.form !== 'values') return raw;
+  const value: Record<string, unknown> = Object.create(null);
+  value.$value = raw;
+  for (const option of def.values) value[option] = option === raw;
+  return value;
+}
+
+/**
+ * Everything one request can import. Suppliers run lazily, each at most once; their results are
+ * shared by every consumer of the request.
+ */
+export class RequestScope {
+  readonly #system: ModuleSystem;
+  readonly req: RequestInfo;
+  readonly #runs = new Map<SupplierFile, Promise<Record<string, unknown>>>();
+  #body: Promise<FieldMap> | undefined;
+  #query: FieldMap | undefined;
+  #cookies: Map<string, string> | undefined;
+
+  constructor(system: ModuleSystem, req: RequestInfo) {
+    this.#system = system;
+    this.req = req;
+  }
+
+  /** The request as `Request` of `'🔗'` shows it. */
+  request(): { url: string; base: string; domain: string } {
+    const host = String(this.req.headers.host ?? 'localhost').replace(/[^A-Za-z0-9.:\[\]-]/g, '');
+    const base = `http://${host}`;
+    return { url: base + this.req.path, base, domain: host.replace(/:\d+$/, '') };
+  }
+
+  #fields(module: string): FieldMap | Promise<FieldMap> {
+    if (module === '&') return (this.#query ??= parseQuery(this.req.query));
+    return (this.#body ??= parseBody(this.req));
+  }
+
+  /** `importValue` for a consumer; `'📤'` names resolve through the supplier index. */
+  value(consumer: Consumer, module: string, name: string): unknown {
+    switch (module) {
+      case '📤': {
+        const provider = this.#system.suppliers.resolve(consumer, name);
+        if (!provider) throw new LanewayError('LW_SUPPLIER_MISSING', `no supplier provides "${name}"`, { status: 500 });
+        return this.#run(provider.supplier).then((exports) => exports[provider.name]);
+      }
+      case '🔗': {
+        if (name === 'Request') return this.request();
+        const params = this.req.params;
+        if (name === '*') {
+          const all: Record<string, unknown> = Object.create(null);
+          for (const p of params) all[p.name] = this.#param(p);
+          all.Request = this.request();
+          return all;
+        }
+        const p = [...params].reverse().find((x) => x.name === name);
+        return p ? this.#param(p) : null;
+      }
+      case 'util':
+        return name === '*' ? UTIL : UTIL[name];
+      case '🍪': {
+        const cookies = (this.#cookies ??= parseCookies(this.req.headers.cookie));
+        if (name === '*') return Object.assign(Object.create(null), Object.fromEntries(cookies));
+        return cookies.get(name) ?? null;
+      }
+      case '&':
+      case 'form':
+      case 'form[]':
+      case 'form{}': {
+        const fields = this.#fields(module);
+        const pick = (f: FieldMap) =>
+          module === 'form{}' ? new FormFields(f) : name === '*' ? fieldsRecord(f) : module === 'form[]' ? listValue(f, name) : singleValue(f, name);
+        return fields instanceof Promise ? fields.then(pick) : pick(fields);
+      }
+      default:
+        throw new LanewayError('LW_HTTP_INTERNAL', `module '${module}' is not available`);
+    }
+  }
+
+  #param(p: ParamValue): unknown {
+    const key = this.#system.params.has(p.dir) ? p.dir : p.dir + '/' + p.name;
+    return paramValue(this.#system.params.get(key), p.value);
+  }
+
+  #run(supplier: SupplierFile): Promise<Record<string, unknown>> {
+    let run = this.#runs.get(supplier);
+    if (!run) {
+      run = this.#evaluate(supplier);
+      this.#runs.set(supplier, run);
+    }
+    return run;
+  }
+
+  async #evaluate(supplier: SupplierFile): Promise<Record<string, unknown>> {
+    const code = this.#system.code.get(supplier.path);
+    const consumer: Consumer = { type: 'supplier', supplier };
+    if (code?.view) {
+      const view = code.view;
+      // An HTML supplier is a function of one argument (`this` in its template) giving web-safe HTML.
+      const render = (arg: unknown): WebSafe | Promise<WebSafe> => {
+        const out = view.render(this.renderInput(consumer), arg === undefined ? {} : arg);
+        return out instanceof Promise ? out.then((o) => new WebSafe(o.html)) : new WebSafe(out.html);
+      };
+      return { [supplier.base]: render };
+    }
+    if (!code?.script) throw new LanewayError('LW_SUPPLIER_MISSING', `the supplier ${supplier.path} did not compile`);
+    const outcome: RunOutcome = await code.script.run({
+      importValue: (m, n) => this.value(consumer, m, n),
+      request: { path: this.req.path, url: this.request().url },
+    });
+    if (outcome.kind === 'value') return (outcome.value ?? {}) as Record<string, unknown>;
+    if (outcome.kind === 'thrown') {
+      throw new LanewayError('LW_SUPPLIER_FAILED', `the supplier ${supplier.path} threw`, { status: 500, cause: outcome.value });
+    }
+    throw outcome.error;
+  }
+
+  /** What a view (or HTML supplier) rendered in this request needs. */
+  renderInput(consumer: Consumer, onError?: (info: { file: string; line: number; column: number; error: unknown }) => void) {
+    return {
+      importValue: (m: string, n: string) => this.value(consumer, m, n),
+      dev: this.#system.dev,
+      onError:
+        onError ??
+        ((info: { file: string; line: number; column: number; error: unknown }) =>
+          this.#system.log('render error', { id: this.req.id, file: info.file, line: info.line, column: info.column, error: String((info.error as Error)?.message ?? info.error) })),
+    };
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * compileScript: parse (acorn) → validate (validate.ts) → generate (generate.ts) → create the
+ * function once inside the realm. `run` is then a plain call of that function plus the copies in
+ * and out (realm.ts).
+ */
+import * as acorn from 'acorn';
+import vm from 'node:vm';
+import { LanewayError } from '../diag/index.js';
+import { generateScript } from './generate.js';
+import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, toHost, toRealm, type RealmRun } from './realm.js';
+import { DEFAULT_LIMITS, type CompiledScript, type RunContext, type RunOutcome, type ScriptCompileOptions, type ScriptLimits } from './types.js';
+import { validateScript } from './validate.js';
+
+type ScriptFunction = (run: RealmRun) => Promise<unknown[]>;
+
+/**
+ * Compiles one script. Returns undefined when it has errors; every error is reported to
+ * `options.diagnostics` (never only the first).
+ */
+export function compileScript(file: string, source: string, options: ScriptCompileOptions): CompiledScript | undefined {
+  let program: acorn.Program;
+  try {
+    program = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module', locations: true });
+  } catch (e) {
+    const err = e as SyntaxError & { pos?: number };
+    const message = err.message.replace(/ \(\d+:\d+\)$/, '');
+    options.diagnostics.error('LW_SCRIPT_SYNTAX', `${message}: fix the syntax (scripts are JavaScript modules)`, file, source, err.pos ?? 0);
+    return undefined;
+  }
+  const analysis = validateScript(program, {
+    file,
+    source,
+    kind: options.kind,
+    diagnostics: options.diagnostics,
+    checkImport: options.checkImport,
+  });
+  if (!analysis) return undefined;
+  const code = generateScript(program, analysis, options.kind);
+  const { kit, context } = getRealm();
+  let fn: ScriptFunction;
+  try {
+    const factory = vm.runInContext(code, context, { filename: scriptFilename(file) }) as (g: object, k: object) => ScriptFunction;
+    fn = factory(kit.G, kit.K);
+  } catch (e) {
+    options.diagnostics.error('LW_SCRIPT_UNSUPPORTED', `Laneway could not compile this script (${String((e as Error).message)}); please report it`, file);
+    return undefined;
+  }
+  const imports = analysis.imports.map((i) => ({ ...i }));
+  const exports = analysis.exports.map((e) => ({ ...e }));
+  const baseLimits: ScriptLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  return {
+    file,
+    kind: options.kind,
+    imports,
+    exports,
+    run: (ctx) => runScript(file, fn, imports, { ...baseLimits, ...ctx.limits }, ctx),
+  };
+}
+
+function scriptFilename(file: string): string {
+  return `laneway-script:${file}`;
+}
+
+async function runScript(
+  file: string,
+  fn: ScriptFunction,
+  imports: Array<{ module: string; name: string }>,
+  limits: ScriptLimits,
+  ctx: RunContext,
+): Promise<RunOutcome> {
+  const { kit } = getRealm();
+  let origin = '';
+  try {
+    origin = new URL(ctx.request.url).origin;
+  } catch {
+    // A relative URL: `Redirect….url` then has no origin.
+  }
+  const imp = (i: number): unknown => {
+    const { module, name } = imports[i]!;
+    try {
+      return toRealm(ctx.importValue(module, name));
+    } catch (e) {
+      throw errorToRealm(e instanceof LanewayError ? e : new LanewayError('LW_SCRIPT_IMPORT_FAILED', `${file}: the import of ${name} from '${module}' failed: ${String((e as Error)?.message ?? e)}`, { status: 500, cause: e }));
+    }
+  };
+  const run = kit.newRun(limits, ctx.request.path, origin === 'null' ? '' : origin, imp);
+  try {
+    const result = await fn(run);
+    run.finish();
+    return { kind: 'value', value: toHost(result[0], limits) };
+  } catch (e) {
+    run.finish();
+    return classify(file, e, limits);
+  }
+}
+
+/** Maps whatever ended a run abnormally to its outcome. */
+function classify(file: string, e: unknown, limits: ScriptLimits): RunOutcome {
+  const { kit } = getRealm();
+  if (e instanceof OutputLimitError) {
+    e.message = `${file}: ${e.message}`;
+    return { kind: 'limit', error: named(e, file) };
+  }
+  if (e instanceof LanewayError) return { kind: 'error', error: named(e, file) };
+  const sig = kit.signalInfo(e);
+  if (sig) {
+    const error = new LanewayError(sig.code, `${file}: ${sig.message}`, { status: sig.code === 'LW_SCRIPT_FORBIDDEN_ACCESS' ? 500 : 503 });
+    error.file = file;
+    return sig.code === 'LW_SCRIPT_FORBIDDEN_ACCESS' ? { kind: 'error', error } : { kind: 'limit', error };
+  }
+  const original = hostErrorOf(e);
+  if (original !== undefined) {
+    if (original instanceof LanewayError) return { kind: 'error', error: original };
+    return { kind: 'error', error: named(new LanewayError('LW_SCRIPT_RUNTIME', `${file}: ${String((original as Error)?.message ?? original)}`, { status: 500, cause: original }), file) };
+  }
+  const info = kit.errorInfo(e);
+  if (info) {
+    if (info.stackOverflow) {
+      return { kind: 'limit', error: named(new LanewayError('LW_SCRIPT_DEPTH_LIMIT', `${file}: nested calls too deep (the call stack ran out)`, { status: 503 }), file) };
+    }
+    const line = lineOf(info.stack, file);
+    const error = new LanewayError('LW_SCRIPT_RUNTIME', `${file}${line ? `:${line}` : ''}: ${info.name}: ${info.message}`, { status: 500 });
+    error.file = file;
+    if (line) error.line = line;
+    return { kind: 'error', error };
+  }
+  if (e instanceof Error) {
+    return { kind: 'error', error: named(new LanewayError('LW_SCRIPT_RUNTIME', `${file}: ${e.message}`, { status: 500, cause: e }), file) };
+  }
+  // The script threw a value of its own (string, object, Redirect, …).
+  try {
+    return { kind: 'thrown', value: toHost(e, limits) };
+  } catch (inner) {
+    const err = errorToHost(inner, file);
+    if (err instanceof OutputLimitError) return { kind: 'limit', error: named(err, file) };
+    return { kind: 'error', error: err instanceof LanewayError ? named(err, file) : new LanewayError('LW_SCRIPT_RUNTIME', `${file}: the thrown value cannot be copied`, { status: 500 }) };
+  }
+}
+
+function named(error: LanewayError, file: string): LanewayError {
+  if (!error.file) error.file = file;
+  return error;
+}
+
+/** The script line of the first stack frame in the generated code (lines are kept aligned). */
+function lineOf(stack: string, file: string): number | undefined {
+  const marker = `${scriptFilename(file)}:`;
+  const i = stack.indexOf(marker);
+  if (i === -1) return undefined;
+  const m = /^(\d+):\d+/.exec(stack.slice(i + marker.length));
+  return m ? Number(m[1]) : undefined;
+}

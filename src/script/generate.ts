@@ -1,0 +1,673 @@
+/**
+ * Phase 3: generates the JavaScript that runs a validated script inside the realm.
+ *
+ * Shape of the output (one line of header so that source line N stays line N):
+ *
+ *   (function ($lw_G, $lw_K) { "use strict"; const {Math, …} = $lw_G; const {$lw_P, …} = $lw_K;
+ *     return async function ($lw_r) { …imports… …body… return [completion]; var $lw_t, …; }; })
+ *
+ * - `$lw_r` is the run (budget counters, limits, request); each arrow starts with
+ *   `if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow();` (depth, then CPU every N entries)
+ *   and decrements the depth in a `finally`.
+ * - A call that may wait compiles to `(($lw_t = f(x)) instanceof $lw_P ? ($lw_r.p(), $lw_t = await
+ *   $lw_t, $lw_r.q(), $lw_t) : $lw_t)`: only a real Promise costs an await; p/q pause and resume
+ *   the CPU clock around it.
+ * - Computed keys go through `$lw_key` (forbidden names), writes through `$lw_set` (forbidden names,
+ *   hook functions, array length caps), `delete` through `$lw_del` (plain objects only).
+ * - Top-level expression statements assign `$lw_cv`, so the completion value follows ECMAScript's
+ *   rules (an `if` or `try` resets it to undefined; a `finally` block does not change it).
+ * - The result is wrapped in an array so a thenable completion value is never adopted.
+ */
+import type { ScriptKind } from './types.js';
+import type { Analysis, AnyNode, FunctionInfo } from './validate.js';
+import { GRANTED_GLOBALS } from './names.js';
+
+const KIT = ['$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply'];
+
+interface FnState {
+  info: FunctionInfo;
+  temps: number;
+  top: boolean;
+}
+
+export function generateScript(program: AnyNode, analysis: Analysis, kind: ScriptKind): string {
+  return new Generator(analysis).program(program, kind);
+}
+
+class Generator {
+  readonly #a: Analysis;
+  #out: string[] = [];
+  #line = 1;
+  #fn!: FnState;
+
+  constructor(analysis: Analysis) {
+    this.#a = analysis;
+  }
+
+  program(program: AnyNode, kind: ScriptKind): string {
+    const globals = [...GRANTED_GLOBALS].filter((g) => g !== 'undefined' && g !== 'NaN' && g !== 'Infinity');
+    this.#emit(`(function ($lw_G, $lw_K) { "use strict"; const {${globals.join(', ')}} = $lw_G; const {${KIT.join(', ')}} = $lw_K; `);
+    this.#emit('return async function ($lw_r) { $lw_S.cur = $lw_r; ');
+    this.#fn = { info: { node: null, calls: [], async: true }, temps: 0, top: true };
+    this.#a.imports.forEach((imp, i) => {
+      this.#emit(`const ${imp.local} = `);
+      this.#awaitCall(() => this.#emit(`$lw_r.imp(${i})`));
+      this.#emit('; ');
+    });
+    for (const s of program.body) {
+      if (s.type === 'ImportDeclaration' || s.type.startsWith('Export')) continue;
+      this.#statement(s);
+    }
+    if (kind === 'endpoint') {
+      this.#emit(' return [$lw_cv];');
+    } else {
+      const fields = this.#a.exports.map((e) => `${JSON.stringify(e.exported)}: ${e.local}`);
+      this.#emit(` return [{${fields.join(', ')}}];`);
+    }
+    this.#emit(` var $lw_t, $lw_cv${this.#tempDeclarations()}; }; })`);
+    return this.#out.join('');
+  }
+
+  // ---- output --------------------------------------------------------------------------------
+
+  #emit(text: string): void {
+    this.#out.push(text);
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.#line++;
+  }
+
+  /** Moves the output to the line a node starts on, so stack traces name the script's lines. */
+  #sync(node: AnyNode): void {
+    const target = node.loc?.start.line ?? this.#line;
+    if (target > this.#line) this.#emit('\n'.repeat(target - this.#line));
+  }
+
+  #temp(): string {
+    return `$lw_${++this.#fn.temps}`;
+  }
+
+  #tempDeclarations(): string {
+    let s = '';
+    for (let i = 1; i <= this.#fn.temps; i++) s += `, $lw_${i}`;
+    return s;
+  }
+
+  // ---- statements --------------------------------------------------------------------------
+
+  #statement(node: AnyNode): void {
+    this.#sync(node);
+    const top = this.#fn.top;
+    switch (node.type) {
+      case 'ExpressionStatement':
+        this.#emit(top ? '$lw_cv = (' : '(');
+        this.#expression(node.expression);
+        this.#emit('); ');
+        return;
+      case 'VariableDeclaration':
+        this.#emit(`${node.kind} `);
+        node.declarations.forEach((d: AnyNode, i: number) => {
+          if (i) this.#emit(', ');
+          this.#pattern(d.id);
+          if (d.init) {
+            this.#emit(' = ');
+            this.#expression(d.init);
+          }
+        });
+        this.#emit('; ');
+        return;
+      case 'BlockStatement':
+        this.#emit('{ ');
+        for (const s of node.body) this.#statement(s);
+        this.#emit('} ');
+        return;
+      case 'EmptyStatement':
+        this.#emit('; ');
+        return;
+      case 'IfStatement':
+        if (top) this.#emit('$lw_cv = undefined; ');
+        this.#emit('if (');
+        this.#expression(node.test);
+        this.#emit(') { ');
+        this.#statement(node.consequent);
+        this.#emit('} ');
+        if (node.alternate) {
+          this.#emit('else { ');
+          this.#statement(node.alternate);
+          this.#emit('} ');
+        }
+        return;
+      case 'TryStatement':
+        this.#try(node, top);
+        return;
+      case 'ThrowStatement':
+        this.#emit('throw (');
+        this.#expression(node.argument);
+        this.#emit('); ');
+        return;
+      case 'ReturnStatement':
+        this.#emit('return ');
+        if (node.argument) {
+          this.#emit('(');
+          this.#expression(node.argument);
+          this.#emit(')');
+        }
+        this.#emit('; ');
+        return;
+      default:
+        throw new Error(`generate: unexpected statement ${node.type}`);
+    }
+  }
+
+  #try(node: AnyNode, top: boolean): void {
+    if (top) this.#emit('$lw_cv = undefined; ');
+    this.#emit('try { ');
+    for (const s of node.block.body) this.#statement(s);
+    this.#emit('} ');
+    if (node.handler) {
+      // Limits and forbidden accesses are not catchable: chk rethrows them.
+      this.#emit('catch ($lw_e) { $lw_r.chk($lw_e); ');
+      if (top) this.#emit('$lw_cv = undefined; ');
+      if (node.handler.param) {
+        this.#emit('let ');
+        this.#pattern(node.handler.param);
+        this.#emit(' = $lw_e; ');
+      }
+      for (const s of node.handler.body.body) this.#statement(s);
+      this.#emit('} ');
+    }
+    if (node.finalizer) {
+      const saved = top ? this.#temp() : '';
+      this.#emit('finally { ');
+      if (top) this.#emit(`${saved} = $lw_cv; `);
+      for (const s of node.finalizer.body) this.#statement(s);
+      if (top) this.#emit(`$lw_cv = ${saved}; `);
+      this.#emit('} ');
+    }
+  }
+
+  // ---- patterns ----------------------------------------------------------------------------
+
+  #pattern(node: AnyNode): void {
+    switch (node.type) {
+      case 'Identifier':
+        this.#emit(node.name);
+        return;
+      case 'ObjectPattern':
+        this.#emit('{');
+        node.properties.forEach((p: AnyNode, i: number) => {
+          if (i) this.#emit(', ');
+          if (p.type === 'RestElement') {
+            this.#emit('...');
+            this.#pattern(p.argument);
+            return;
+          }
+          this.#emit(`${this.#keyCode(p.key)}: `);
+          this.#pattern(p.value);
+        });
+        this.#emit('}');
+        return;
+      case 'ArrayPattern':
+        this.#emit('[');
+        node.elements.forEach((e: AnyNode, i: number) => {
+          if (i) this.#emit(', ');
+          if (e) this.#pattern(e);
+        });
+        if (node.elements.length && !node.elements[node.elements.length - 1]) this.#emit(',');
+        this.#emit(']');
+        return;
+      case 'RestElement':
+        this.#emit('...');
+        this.#pattern(node.argument);
+        return;
+      case 'AssignmentPattern':
+        this.#pattern(node.left);
+        this.#emit(' = ');
+        this.#expression(node.right);
+        return;
+      case 'MemberExpression':
+        this.#expression(node);
+        return;
+      default:
+        throw new Error(`generate: unexpected pattern ${node.type}`);
+    }
+  }
+
+  #keyCode(key: AnyNode): string {
+    if (key.type === 'Identifier') return key.name;
+    return JSON.stringify(String(key.value));
+  }
+
+  // ---- expressions -------------------------------------------------------------------------
+
+  #expression(node: AnyNode): void {
+    switch (node.type) {
+      case 'Identifier':
+        this.#emit(node.name);
+        return;
+      case 'Literal':
+        this.#emit(node.raw ?? JSON.stringify(node.value));
+        return;
+      case 'TemplateLiteral':
+        this.#template(node);
+        return;
+      case 'ArrayExpression':
+        this.#array(node);
+        return;
+      case 'ObjectExpression':
+        this.#object(node);
+        return;
+      case 'ArrowFunctionExpression':
+        this.#arrow(node);
+        return;
+      case 'UnaryExpression':
+        if (node.operator === 'delete') {
+          const m = node.argument;
+          this.#emit('$lw_del(');
+          this.#expression(m.object);
+          this.#emit(', ');
+          if (m.computed) this.#expression(m.property);
+          else this.#emit(JSON.stringify(m.property.name));
+          this.#emit(')');
+          return;
+        }
+        this.#emit(`(${node.operator}${/^[a-z]/.test(node.operator) ? ' ' : ''}`);
+        this.#expression(node.argument);
+        this.#emit(')');
+        return;
+      case 'UpdateExpression':
+        this.#update(node);
+        return;
+      case 'BinaryExpression': {
+        const check = node.operator === '+' && node.left.type !== 'Literal' && node.right.type !== 'Literal';
+        this.#emit(check ? '$lw_cs((' : '(');
+        this.#expression(node.left);
+        this.#emit(` ${node.operator} `);
+        this.#expression(node.right);
+        this.#emit(check ? '))' : ')');
+        return;
+      }
+      case 'LogicalExpression':
+        this.#emit('(');
+        this.#expression(node.left);
+        this.#emit(` ${node.operator} `);
+        this.#expression(node.right);
+        this.#emit(')');
+        return;
+      case 'ConditionalExpression':
+        this.#emit('(');
+        this.#expression(node.test);
+        this.#emit(' ? ');
+        this.#expression(node.consequent);
+        this.#emit(' : ');
+        this.#expression(node.alternate);
+        this.#emit(')');
+        return;
+      case 'AssignmentExpression':
+        this.#assignment(node);
+        return;
+      case 'SequenceExpression':
+        this.#emit('(');
+        node.expressions.forEach((e: AnyNode, i: number) => {
+          if (i) this.#emit(', ');
+          this.#expression(e);
+        });
+        this.#emit(')');
+        return;
+      case 'ParenthesizedExpression':
+        this.#expression(node.expression);
+        return;
+      case 'MemberExpression':
+        this.#operand(node.object);
+        this.#memberAccess(node);
+        return;
+      case 'ChainExpression':
+        this.#chain(node.expression);
+        return;
+      case 'CallExpression':
+        this.#callExpression(node);
+        return;
+      case 'NewExpression':
+        this.#newExpression(node);
+        return;
+      default:
+        throw new Error(`generate: unexpected expression ${node.type}`);
+    }
+  }
+
+  /** An operand of member access or a call: parenthesised unless it is a plain name or access. */
+  #operand(node: AnyNode): void {
+    if (node.type === 'Identifier' || node.type === 'MemberExpression' || node.type === 'CallExpression') {
+      this.#expression(node);
+    } else {
+      this.#emit('(');
+      this.#expression(node);
+      this.#emit(')');
+    }
+  }
+
+  /** `.name` or `[key]` of a member expression, with the run-time key check when computed. */
+  #memberAccess(node: AnyNode, optional = false): void {
+    if (!node.computed) {
+      this.#emit(`${optional ? '?.' : '.'}${node.property.name}`);
+      return;
+    }
+    this.#emit(optional ? '?.[' : '[');
+    this.#key(node.property);
+    this.#emit(']');
+  }
+
+  /** A computed key: literals (already checked at build) as they are, anything else through $lw_key. */
+  #key(node: AnyNode): void {
+    if (node.type === 'Literal' && (typeof node.value === 'number' || typeof node.value === 'string')) {
+      this.#emit(node.raw);
+      return;
+    }
+    this.#emit('$lw_key(');
+    this.#expression(node);
+    this.#emit(')');
+  }
+
+  #template(node: AnyNode): void {
+    const check = node.expressions.length >= 2;
+    if (check) this.#emit('$lw_cs(');
+    this.#emit('`');
+    node.quasis.forEach((q: AnyNode, i: number) => {
+      this.#emit(q.value.raw);
+      if (i < node.expressions.length) {
+        this.#emit('${');
+        this.#expression(node.expressions[i]);
+        this.#emit('}');
+      }
+    });
+    this.#emit('`');
+    if (check) this.#emit(')');
+  }
+
+  #array(node: AnyNode): void {
+    const spread = node.elements.some((e: AnyNode) => e?.type === 'SpreadElement');
+    if (spread) this.#emit('$lw_ca(');
+    this.#emit('[');
+    node.elements.forEach((e: AnyNode, i: number) => {
+      if (i) this.#emit(', ');
+      if (!e) return;
+      if (e.type === 'SpreadElement') {
+        this.#emit('...');
+        this.#expression(e.argument);
+      } else {
+        this.#expression(e);
+      }
+    });
+    if (node.elements.length && !node.elements[node.elements.length - 1]) this.#emit(',');
+    this.#emit(']');
+    if (spread) this.#emit(')');
+  }
+
+  #object(node: AnyNode): void {
+    this.#emit('({');
+    node.properties.forEach((p: AnyNode, i: number) => {
+      if (i) this.#emit(', ');
+      if (p.type === 'SpreadElement') {
+        this.#emit('...');
+        this.#expression(p.argument);
+        return;
+      }
+      if (p.computed) {
+        this.#emit('[$lw_pk(');
+        this.#expression(p.key);
+        this.#emit(')]');
+      } else {
+        this.#emit(this.#keyCode(p.key));
+      }
+      this.#emit(': ');
+      this.#expression(p.value);
+    });
+    this.#emit('})');
+  }
+
+  #arrow(node: AnyNode): void {
+    const info = this.#a.functions.get(node)!;
+    const outer = this.#fn;
+    this.#fn = { info, temps: 0, top: false };
+    this.#emit(info.async ? '(async (' : '((');
+    node.params.forEach((p: AnyNode, i: number) => {
+      if (i) this.#emit(', ');
+      this.#pattern(p);
+    });
+    this.#emit(') => { if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow(); $lw_S.cur = $lw_r; try { ');
+    if (node.body.type === 'BlockStatement') {
+      for (const s of node.body.body) this.#statement(s);
+    } else {
+      this.#sync(node.body);
+      this.#emit('return (');
+      this.#expression(node.body);
+      this.#emit('); ');
+    }
+    this.#emit('} finally { $lw_r.d--; }');
+    const temps = (info.async ? ['$lw_t'] : []).concat(Array.from({ length: this.#fn.temps }, (_, i) => `$lw_${i + 1}`));
+    if (temps.length) this.#emit(` var ${temps.join(', ')};`);
+    this.#emit(' })');
+    this.#fn = outer;
+  }
+
+  /** Wraps the call `emitCall` writes in a conditional await (see the file comment). */
+  #awaitCall(emitCall: () => void): void {
+    this.#emit('(($lw_t = ');
+    emitCall();
+    this.#emit(') instanceof $lw_P ? ($lw_r.p(), $lw_t = await $lw_t, $lw_r.q(), $lw_t) : $lw_t)');
+  }
+
+  #arguments(args: AnyNode[]): void {
+    this.#emit('(');
+    args.forEach((a, i) => {
+      if (i) this.#emit(', ');
+      if (a.type === 'SpreadElement') {
+        this.#emit('...');
+        this.#expression(a.argument);
+      } else {
+        this.#expression(a);
+      }
+    });
+    this.#emit(')');
+  }
+
+  #callExpression(node: AnyNode): void {
+    const emitCall = (): void => {
+      this.#sync(node);
+      this.#operand(node.callee);
+      this.#arguments(node.arguments);
+    };
+    if (this.#a.syncCalls.has(node)) emitCall();
+    else this.#awaitCall(emitCall);
+  }
+
+  #newExpression(node: AnyNode): void {
+    const emitNew = (): void => {
+      this.#emit('new ');
+      this.#operand(node.callee);
+      this.#arguments(node.arguments);
+    };
+    if (this.#a.syncCalls.has(node)) {
+      this.#emit('(');
+      emitNew();
+      this.#emit(')');
+    } else {
+      this.#awaitCall(emitNew);
+    }
+  }
+
+  /**
+   * An optional chain, lowered to explicit tests so that each call in it can be awaited:
+   * `a?.b.c()` becomes `(($lw_1 = a) == null ? undefined : await?($lw_1.b.c()))`.
+   */
+  #chain(node: AnyNode): void {
+    // Flatten: base, then links from the innermost outwards.
+    const links: AnyNode[] = [];
+    let base = node;
+    while (base.type === 'MemberExpression' || base.type === 'CallExpression') {
+      links.unshift(base);
+      base = base.type === 'MemberExpression' ? base.object : base.callee;
+    }
+    this.#chainFrom(() => this.#operand(base), links, 0);
+  }
+
+  #chainFrom(emitHead: () => void, links: AnyNode[], from: number): void {
+    // Find the next optional link; everything before it is emitted as a plain (awaited) chain.
+    let i = from;
+    for (; i < links.length; i++) if (links[i].optional) break;
+    if (i === links.length) {
+      this.#chainPlain(emitHead, links, from, links.length);
+      return;
+    }
+    const link = links[i];
+    if (link.type === 'CallExpression' && i > from && links[i - 1].type === 'MemberExpression') {
+      // `o.m?.()`: keep `this` = o.
+      const obj = this.#temp();
+      const fn = this.#temp();
+      this.#emit(`((${obj} = `);
+      this.#chainPlain(emitHead, links, from, i - 1);
+      this.#emit(`), (${fn} = ${obj}`);
+      this.#memberAccess(links[i - 1]);
+      this.#emit(`) == null ? undefined : `);
+      this.#chainFrom(() => {
+        const call = (): void => {
+          this.#emit(`$lw_apply(${fn}, ${obj}, [`);
+          link.arguments.forEach((a: AnyNode, k: number) => {
+            if (k) this.#emit(', ');
+            if (a.type === 'SpreadElement') this.#emit('...');
+            this.#expression(a.type === 'SpreadElement' ? a.argument : a);
+          });
+          this.#emit('])');
+        };
+        this.#awaitCall(call);
+      }, links, i + 1);
+      this.#emit(')');
+      return;
+    }
+    const t = this.#temp();
+    this.#emit(`((${t} = `);
+    this.#chainPlain(emitHead, links, from, i);
+    this.#emit(`) == null ? undefined : `);
+    this.#chainFrom(() => {
+      if (link.type === 'MemberExpression') {
+        this.#emit(t);
+        this.#memberAccess(link);
+      } else {
+        this.#awaitCall(() => {
+          this.#emit(t);
+          this.#arguments(link.arguments);
+        });
+      }
+    }, links, i + 1);
+    this.#emit(')');
+  }
+
+  /** Emits head followed by links[from, to) without optional tests; calls are awaited. */
+  #chainPlain(emitHead: () => void, links: AnyNode[], from: number, to: number): void {
+    if (to === from) {
+      emitHead();
+      return;
+    }
+    const link = links[to - 1];
+    if (link.type === 'MemberExpression') {
+      this.#chainPlain(emitHead, links, from, to - 1);
+      this.#memberAccess(link);
+      return;
+    }
+    const emitCall = (): void => {
+      this.#chainPlain(emitHead, links, from, to - 1);
+      this.#arguments(link.arguments);
+    };
+    if (this.#a.syncCalls.has(link)) emitCall();
+    else this.#awaitCall(emitCall);
+  }
+
+  // ---- assignment --------------------------------------------------------------------------
+
+  #assignment(node: AnyNode): void {
+    const { left, operator } = node;
+    const logical = operator === '&&=' || operator === '||=' || operator === '??=';
+    if (left.type !== 'MemberExpression') {
+      if (left.type === 'Identifier' && operator === '+=') {
+        this.#emit(`(${left.name} = $lw_cs(${left.name} + (`);
+        this.#expression(node.right);
+        this.#emit(')))');
+        return;
+      }
+      this.#emit('(');
+      this.#pattern(left);
+      this.#emit(` ${operator} `);
+      this.#expression(node.right);
+      this.#emit(')');
+      return;
+    }
+    const isLength = !left.computed && left.property.name === 'length';
+    if (operator === '=' && !left.computed && !isLength) {
+      this.#emit('(');
+      this.#operand(left.object);
+      this.#memberAccess(left);
+      this.#emit(' = ');
+      this.#expression(node.right);
+      this.#emit(')');
+      return;
+    }
+    if (operator === '=') {
+      this.#emit('$lw_set(');
+      this.#expression(left.object);
+      this.#emit(', ');
+      if (left.computed) this.#expression(left.property);
+      else this.#emit(JSON.stringify(left.property.name));
+      this.#emit(', ');
+      this.#expression(node.right);
+      this.#emit(')');
+      return;
+    }
+    const o = this.#temp();
+    const k = this.#temp();
+    this.#emit(`(${o} = `);
+    this.#expression(left.object);
+    this.#emit(`, ${k} = `);
+    if (left.computed) this.#key(left.property);
+    else this.#emit(JSON.stringify(left.property.name));
+    if (logical) {
+      this.#emit(`, ${o}[${k}] ${operator.slice(0, 2)} $lw_set(${o}, ${k}, `);
+      this.#expression(node.right);
+      this.#emit('))');
+      return;
+    }
+    const op = operator.slice(0, -1);
+    this.#emit(`, $lw_set(${o}, ${k}, ${op === '+' ? '$lw_cs(' : '('}${o}[${k}] ${op} (`);
+    this.#expression(node.right);
+    this.#emit('))))');
+  }
+
+  #update(node: AnyNode): void {
+    const arg = node.argument;
+    const simple = arg.type === 'Identifier' || (!arg.computed && arg.property.name !== 'length');
+    if (simple) {
+      this.#emit('(');
+      if (node.prefix) this.#emit(node.operator);
+      if (arg.type === 'Identifier') this.#emit(arg.name);
+      else {
+        this.#operand(arg.object);
+        this.#memberAccess(arg);
+      }
+      if (!node.prefix) this.#emit(node.operator);
+      this.#emit(')');
+      return;
+    }
+    const o = this.#temp();
+    const k = this.#temp();
+    const v = this.#temp();
+    this.#emit(`(${o} = `);
+    this.#expression(arg.object);
+    this.#emit(`, ${k} = `);
+    if (arg.computed) this.#key(arg.property);
+    else this.#emit(JSON.stringify(arg.property.name));
+    this.#emit(`, ${v} = ${o}[${k}], `);
+    if (node.prefix) {
+      this.#emit(`$lw_set(${o}, ${k}, ${node.operator}${v}))`);
+    } else {
+      const w = this.#temp();
+      this.#emit(`${w} = ${v}${node.operator}, $lw_set(${o}, ${k}, ${v}), ${w})`);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The script subset: compile once at load, run per request (docs/scripting.md).
+ */
+
+// Compile and run
+export { compileScript } from './compile.js';
+export {
+  DEFAULT_LIMITS,
+  type CompiledScript,
+  type ResponseRequest,
+  type RunContext,
+  type RunOutcome,
+  type ScriptCompileOptions,
+  type ScriptKind,
+  type ScriptLimits,
+  type ScriptResponse,
+} from './types.js';
+
+// Outcome → HTTP answer
+export { outcomeToResponse, serialize as serializeScriptValue } from './outcome.js';
+export { ScriptRedirect, checkAppPath, checkExternalUrl, type FlashMessage, type FlashType } from './redirect.js';
+
+// Modules and values crossing the boundary
+export { utilModule } from './util-module.js';
+export { ScriptThrownError } from './realm.js';
+
+// Names of the subset (for `laneway check` and docs)
+export { GRANTED_GLOBALS, FORBIDDEN_MEMBERS, FORBIDDEN_GLOBALS } from './names.js';

@@ -1,0 +1,124 @@
+/**
+ * outcomeToResponse: the pure mapping of a run's outcome to an HTTP answer.
+ *
+ * | Outcome                                         | Answer                                      |
+ * |-------------------------------------------------|---------------------------------------------|
+ * | value: Redirect builder                         | 302 to its path (failed if `.invalid(…)`)   |
+ * | value: string starting with `/`                 | 302 within the app (SPEC "Script output")   |
+ * | value: string starting with `http://`/`https://`| 302 to that URL                             |
+ * | value: `/path` or builder, POST/PUT/DELETE+AJAX | reroute: the caller answers GET path        |
+ * | value: undefined (no expression emitted)        | 204, empty body                             |
+ * | value: a function                               | 500 (LW_SCRIPT_BAD_OUTPUT)                   |
+ * | value: anything else (object, array, number…)   | 200 JSON                                    |
+ * | thrown: Redirect builder                        | 302, failed (REFERENCE §2.4.3, OQ-1)        |
+ * | thrown: string                                  | 400 JSON `{"error": s}`, failed (OQ-6)      |
+ * | thrown: object / other value                    | 400 JSON as it is, failed (OQ-6)            |
+ * | limit                                           | 503 (OQ-6 "Timeout")                        |
+ * | error                                           | its status (500 unless the host said, e.g. 404) |
+ *
+ * A redirect target that is not a same-origin path (`//x`, `/\x`, control characters) or an
+ * absolute http(s) URL is refused with 500: CR/LF never reach a header.
+ */
+import { WebSafe } from '../shared/index.js';
+import type { ResponseRequest, RunOutcome, ScriptResponse } from './types.js';
+import { ScriptRedirect, checkAppPath, checkExternalUrl } from './redirect.js';
+
+const REROUTE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
+
+export function outcomeToResponse(outcome: RunOutcome, request: ResponseRequest): ScriptResponse {
+  switch (outcome.kind) {
+    case 'value':
+      return valueResponse(outcome.value, request);
+    case 'thrown':
+      return thrownResponse(outcome.value);
+    case 'limit':
+      return { kind: 'error', status: 503, message: 'The script took too long or used too much memory.', code: outcome.error.code };
+    case 'error': {
+      const { error } = outcome;
+      const status = error.status >= 400 && error.status <= 599 ? error.status : 500;
+      return { kind: 'error', status, message: error.expose ? error.message : defaultMessage(status), code: error.code };
+    }
+  }
+}
+
+function valueResponse(value: unknown, request: ResponseRequest): ScriptResponse {
+  const canReroute = request.ajax && REROUTE_METHODS.has(request.method.toUpperCase());
+  if (value instanceof ScriptRedirect) {
+    const location = checkAppPath(value.location);
+    if (!location) return badRedirect();
+    if (canReroute && !value.failed) return { kind: 'reroute', path: withoutHash(location) };
+    return { kind: 'redirect', status: 302, location, failed: value.failed };
+  }
+  if (typeof value === 'string' && (value.startsWith('/') || value.startsWith('http'))) {
+    if (value.startsWith('/')) {
+      const location = checkAppPath(value);
+      if (!location) return badRedirect();
+      if (canReroute) return { kind: 'reroute', path: withoutHash(location) };
+      return { kind: 'redirect', status: 302, location, failed: false };
+    }
+    const location = checkExternalUrl(value);
+    if (!location) return badRedirect();
+    return { kind: 'redirect', status: 302, location, failed: false };
+  }
+  if (value === undefined) return { kind: 'json', status: 204, body: '', failed: false };
+  if (typeof value === 'function') {
+    return { kind: 'error', status: 500, message: 'The script emitted a function, which cannot be sent as a response.', code: 'LW_SCRIPT_BAD_OUTPUT' };
+  }
+  const body = serialize(value);
+  if (body === undefined) return { kind: 'error', status: 500, message: 'The script emitted a value that cannot be sent as JSON.', code: 'LW_SCRIPT_BAD_OUTPUT' };
+  return { kind: 'json', status: 200, body, failed: false };
+}
+
+function thrownResponse(value: unknown): ScriptResponse {
+  if (value instanceof ScriptRedirect) {
+    const location = checkAppPath(value.location);
+    if (!location) return badRedirect();
+    return { kind: 'redirect', status: 302, location, failed: true };
+  }
+  const body = serialize(typeof value === 'string' ? { error: value } : value === undefined ? { error: null } : value);
+  if (body === undefined) return { kind: 'error', status: 500, message: 'The script threw a value that cannot be sent as JSON.', code: 'LW_SCRIPT_BAD_OUTPUT' };
+  return { kind: 'json', status: 400, body, failed: true };
+}
+
+function badRedirect(): ScriptResponse {
+  return {
+    kind: 'error',
+    status: 500,
+    message: 'The script emitted a redirect target that is not a path of this app or an http(s) URL.',
+    code: 'LW_SCRIPT_BAD_REDIRECT',
+  };
+}
+
+function withoutHash(location: string): string {
+  const i = location.indexOf('#');
+  return i === -1 ? location : location.slice(0, i);
+}
+
+/**
+ * JSON of a value copied out of a script (plain data, Dates, WebSafe, ScriptRedirect). Functions
+ * are dropped as JSON.stringify drops them; BigInts and anything JSON refuses give undefined.
+ */
+export function serialize(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value, (_key, v: unknown) => (v instanceof WebSafe ? v.html : typeof v === 'bigint' ? v.toString() : v));
+  } catch {
+    return undefined;
+  }
+}
+
+function defaultMessage(status: number): string {
+  switch (status) {
+    case 400:
+      return 'Bad request.';
+    case 403:
+      return 'Forbidden.';
+    case 404:
+      return 'Not found.';
+    case 422:
+      return 'The submitted values are not valid.';
+    case 503:
+      return 'Service unavailable.';
+    default:
+      return 'Internal server error.';
+  }
+}

@@ -1,0 +1,73 @@
+/** The public shapes of the script compiler and runtime (re-exported by index.ts). */
+import type { Code, DiagnosticList, LanewayError } from '../diag/index.js';
+
+export type ScriptKind = 'endpoint' | 'supplier' | 'function-supplier';
+
+export interface ScriptCompileOptions {
+  /** Suppliers end with `export {a, b as C}`; function suppliers export arrow functions only. */
+  kind: ScriptKind;
+  /** Every problem, with file:line:column and a message saying what to write instead. */
+  diagnostics: DiagnosticList;
+  /** Compile-time check of each imported name ('*' for `import * as X`): true or a message why not. Absent => all accepted. */
+  checkImport?(module: string, name: string): true | string;
+  /** Default limits of every run of this script (a run may override them again). */
+  limits?: Partial<ScriptLimits>;
+}
+
+export interface ScriptLimits {
+  /** CPU budget of one run in milliseconds (time spent waiting for host Promises is not counted). */
+  cpuMs: number;
+  /** Longest string a run may build. */
+  maxStringLength: number;
+  /** Longest array a run may build; also the largest number of values in an emitted result. */
+  maxArrayLength: number;
+  /** Deepest nesting of script function calls, and of values crossing out of a script. */
+  maxDepth: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ScriptLimits> = Object.freeze({
+  cpuMs: 100,
+  maxStringLength: 10_000_000,
+  maxArrayLength: 1_000_000,
+  maxDepth: 200,
+});
+
+export interface CompiledScript {
+  file: string;
+  kind: ScriptKind;
+  /** name '*' for namespace imports. */
+  imports: Array<{ module: string; name: string; local: string }>;
+  /** Suppliers: the export list. */
+  exports: Array<{ local: string; exported: string }>;
+  /** Runs once. Endpoint: completion value. Supplier: an object of its exports. Never throws. */
+  run(ctx: RunContext): Promise<RunOutcome>;
+}
+
+export interface RunContext {
+  /** Value for an import. May return a Promise; the compiled code waits implicitly. */
+  importValue(module: string, name: string): unknown;
+  /** `path` is the request path (`/here/there`); `url` the full request URL (for `Redirect…url`). */
+  request: { path: string; url: string };
+  /** Per-endpoint override. */
+  limits?: Partial<ScriptLimits>;
+}
+
+export type RunOutcome =
+  | { kind: 'value'; value: unknown }
+  | { kind: 'thrown'; value: unknown }
+  | { kind: 'limit'; error: LanewayError }
+  | { kind: 'error'; error: LanewayError };
+
+export interface ResponseRequest {
+  method: string;
+  path: string;
+  acceptsJson: boolean;
+  ajax: boolean;
+}
+
+export type ScriptResponse =
+  | { kind: 'json'; status: number; body: string; failed: boolean }
+  | { kind: 'redirect'; status: number; location: string; failed: boolean }
+  | { kind: 'reroute'; path: string }
+  /** `code` names the cause for the log line (the message is safe to show). */
+  | { kind: 'error'; status: number; message: string; code: Code };

@@ -1,0 +1,693 @@
+/**
+ * Laneway views: files whose line 1 is `<!--TEMPLATE mustache-->`, with pragmas, imports,
+ * partials and layouts resolved at load time (SPEC "Mustache pragmas and syntax", REFERENCE §4).
+ *
+ * `compileView` loads the view and every file it uses (each once per load, shared between
+ * views), checks them, reports every problem to the load's DiagnosticList, and generates render
+ * code. Rendering never throws: a failing value prints `⚠️` where it failed.
+ */
+import { posix } from 'node:path';
+import { parse as parseYaml, parseDocument } from 'yaml';
+import { locate, type Code, type DiagnosticList } from '../diag/index.js';
+import { normalizePath, type SourceTree } from '../shared/index.js';
+import { walkTemplate, type Expr, type Node, type PathExpr } from './ast.js';
+import { generate, type Declaration, type Fallback, type UnitCode } from './codegen.js';
+import { parseTemplate } from './parse.js';
+import type { Pragma } from './pragma.js';
+import { declare, escapeHtml, isThenable, RenderState, type Link } from './runtime.js';
+
+/** Line 1 of every Mustache file. */
+export const TEMPLATE_MARKER = '<!--TEMPLATE mustache-->';
+
+/** Offset where the template starts (after the marker line), or -1 when line 1 is not the marker. */
+export function markerEnd(source: string): number {
+  const s = source.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (!source.startsWith(TEMPLATE_MARKER, s)) return -1;
+  let i = s + TEMPLATE_MARKER.length;
+  while (i < source.length && (source[i] === ' ' || source[i] === '\t')) i++;
+  if (i === source.length) return i;
+  if (source[i] === '\n') return i + 1;
+  if (source[i] === '\r' && source[i + 1] === '\n') return i + 2;
+  return s + TEMPLATE_MARKER.length;
+}
+
+/** True when `source` is a Mustache file (line 1 is the marker); other `.html` is served as is. */
+export function isTemplate(source: string): boolean {
+  return markerEnd(source) >= 0;
+}
+
+export interface ViewCompileOptions {
+  /** Reads partials, layouts, SVG, YAML and JSON files by app path. */
+  tree: SourceTree;
+  /** Every problem is reported here, with file:line:column. */
+  diagnostics: DiagnosticList;
+  /**
+   * Compile-time check of each `{{% import {A} from 'mod' }}` entry: true, or a message saying
+   * why not. Absent: every import is accepted. A namespace import asks for the name `*`.
+   */
+  checkImport?(module: string, name: string, file: string): true | string;
+}
+
+export interface RenderInput {
+  /** Value of an imported name; may return a Promise. */
+  importValue(module: string, name: string): unknown;
+  /** Values visible without import (`🎨`, `Messages`). */
+  globals?: Record<string, unknown>;
+  /** For {{%year}} (UTC); default: now. */
+  now?: Date;
+  /** Development mode: run-time error details go into an HTML comment. */
+  dev: boolean;
+  /** Called with the position of a run-time error (the page shows ⚠️ there). */
+  onError?(info: { file: string; line: number; column: number; error: unknown }): void;
+}
+
+export interface RenderOutput {
+  html: string;
+  /** Render-If was falsy: answer 200 with an empty body. */
+  empty: boolean;
+  /** The resolved Cache-Control-Seconds value. */
+  cacheSeconds?: number;
+  /** Rendering stopped at a run-time error (`html` ends with ⚠️). */
+  failed?: true;
+}
+
+/** The parse tree of one file a view uses (for later passes such as CSP). */
+export interface TemplateFile {
+  file: string;
+  source: string;
+  nodes: Node[];
+  /** The partial and SVG names this file declares, with the files they name. */
+  partials: Record<string, { kind: 'partial' | 'svg'; file: string }>;
+}
+
+export interface CompiledView {
+  file: string;
+  /** Imports of the view and of every partial and layout it uses. */
+  imports: Array<{ module: string; name: string; file: string }>;
+  /** Every source file the view depends on (itself, partials, layouts, SVG, data). */
+  files: string[];
+  /** Directories listed by partial and svg pragmas (a new file there may change the view). */
+  directories: string[];
+  cacheSeconds: { literal: number } | { variable: string } | undefined;
+  /** Renders `Messages.*` (a single-user page, for Cache-Control). */
+  usesMessages: boolean;
+  /** `{{% Network-First }}` / `{{% Stale-While-Revalidate }}`, when present. */
+  strategy: string | undefined;
+  /** The parse trees of the view and of every file it uses, view first. */
+  templates: TemplateFile[];
+  /** `thisValue` is the argument of an HTML supplier call (`this` in the template). */
+  render(input: RenderInput, thisValue?: unknown): RenderOutput | Promise<RenderOutput>;
+}
+
+type PartialDecl = { kind: 'partial' | 'svg'; file: string; at: number };
+
+interface Unit {
+  file: string;
+  source: string;
+  marker: boolean;
+  nodes: Node[];
+  /** No error was reported for this file. */
+  ok: boolean;
+  partials: Map<string, PartialDecl>;
+  imports: Map<string, { module: string; name: string; key: string }>;
+  importList: Array<{ module: string; name: string; file: string }>;
+  data: Map<string, unknown>;
+  dataFiles: string[];
+  directories: string[];
+  choices: Map<string, ReadonlyMap<string, string>>;
+  decls: Declaration[];
+  renderIf?: { expr: Expr; at: number };
+  cache?: { seconds?: number; variable?: PathExpr; at: number };
+  strategy?: string;
+  link: Link;
+  deps: Set<Unit>;
+  svgFiles: Set<string>;
+  linked: boolean;
+  code?: UnitCode | null;
+  blocks?: Set<string>;
+  placementChecked?: boolean;
+}
+
+interface Context {
+  tree: SourceTree;
+  diagnostics: DiagnosticList;
+  checkImport: ViewCompileOptions['checkImport'];
+  units: Map<string, Unit | null>;
+  svgs: Map<string, string | null>;
+}
+
+// One context per load (per DiagnosticList): a file used by many views is parsed, checked and
+// compiled once, and its problems are reported once.
+const contexts = new WeakMap<DiagnosticList, Context>();
+
+function contextOf(options: ViewCompileOptions): Context {
+  let ctx = contexts.get(options.diagnostics);
+  if (ctx === undefined || ctx.tree !== options.tree) {
+    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, units: new Map(), svgs: new Map() };
+    contexts.set(options.diagnostics, ctx);
+  }
+  ctx.checkImport = options.checkImport;
+  return ctx;
+}
+
+const WARNINGS = new Set<Code>(['LW_VIEW_IGNORED_IN_PARENT', 'LW_VIEW_SVG_DIR_MISSING', 'LW_VIEW_RAW_NOT_WEB_SAFE']);
+
+function report(ctx: Context, unit: Unit, code: Code, message: string, offset: number): void {
+  if (WARNINGS.has(code)) {
+    ctx.diagnostics.warn(code, message, unit.file, unit.source, offset);
+  } else {
+    ctx.diagnostics.error(code, message, unit.file, unit.source, offset);
+    unit.ok = false;
+  }
+}
+
+/** Resolves a pragma path against the file that names it. */
+function resolvePath(file: string, path: string): string {
+  const abs = path.startsWith('/') ? path : posix.join(posix.dirname(file), path);
+  const trailing = abs.endsWith('/');
+  let norm = posix.normalize(abs);
+  if (trailing && !norm.endsWith('/')) norm += '/';
+  return normalizePath(norm);
+}
+
+function baseName(path: string, ext: string): string {
+  let b = posix.basename(path);
+  if (b.endsWith(ext)) b = b.slice(0, -ext.length);
+  return b.startsWith('_') ? b.slice(1) : b;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as object)) deepFreeze(x);
+  }
+  return v;
+}
+
+function newUnit(file: string, source: string, marker: boolean): Unit {
+  return {
+    file,
+    source,
+    marker,
+    nodes: [],
+    ok: true,
+    partials: new Map(),
+    imports: new Map(),
+    importList: [],
+    data: new Map(),
+    dataFiles: [],
+    directories: [],
+    choices: new Map(),
+    decls: [],
+    link: { fn: undefined },
+    deps: new Set(),
+    svgFiles: new Set(),
+    linked: false,
+  };
+}
+
+/** Loads and parses a file once per load; null when it does not exist. */
+function loadUnit(ctx: Context, file: string, given?: string): Unit | null {
+  const cached = ctx.units.get(file);
+  if (cached !== undefined) return cached;
+  const source = given ?? ctx.tree.read(file);
+  if (source === undefined) {
+    ctx.units.set(file, null);
+    return null;
+  }
+  const from = markerEnd(source);
+  const unit = newUnit(file, source, from >= 0);
+  ctx.units.set(file, unit);
+  if (from < 0) return unit;
+  const parsed = parseTemplate(source, { from, view: true, report: (code, message, offset) => report(ctx, unit, code, message, offset) });
+  unit.nodes = parsed.nodes;
+  for (const p of parsed.pragmas) declarePragma(ctx, unit, p);
+  return unit;
+}
+
+function declareName(ctx: Context, unit: Unit, name: string, at: number, what: string): boolean {
+  if (unit.imports.has(name) || unit.data.has(name)) {
+    report(ctx, unit, 'LW_VIEW_DUPLICATE_NAME', `"${name}" is declared twice in this file (${what})`, at);
+    return false;
+  }
+  return true;
+}
+
+function declarePartial(ctx: Context, unit: Unit, name: string, decl: PartialDecl): void {
+  const prev = unit.partials.get(name);
+  if (prev !== undefined && prev.file !== decl.file) {
+    report(ctx, unit, 'LW_VIEW_DUPLICATE_NAME', `partial name "${name}" is declared twice: ${prev.file} and ${decl.file}`, decl.at);
+    return;
+  }
+  unit.partials.set(name, decl);
+}
+
+function declarePragma(ctx: Context, unit: Unit, p: Pragma): void {
+  const { tree, diagnostics } = ctx;
+  switch (p.kind) {
+    case 'partial':
+    case 'svg': {
+      const path = resolvePath(unit.file, p.path);
+      const ext = p.kind === 'partial' ? '.html' : '.svg';
+      if (path.endsWith('/')) {
+        unit.directories.push(path);
+        const names = tree.list(path);
+        if (names === undefined) {
+          if (p.kind === 'svg') report(ctx, unit, 'LW_VIEW_SVG_DIR_MISSING', `svg directory ${path} does not exist; no icons are declared`, p.at);
+          else report(ctx, unit, 'LW_VIEW_MISSING_FILE', `partial directory ${path} does not exist`, p.at);
+          return;
+        }
+        for (const n of [...names].sort()) {
+          if (!n.endsWith(ext)) continue;
+          const base = n.slice(0, -ext.length);
+          declarePartial(ctx, unit, p.alias === undefined ? base : `${p.alias}-${base}`, { kind: p.kind, file: path + n, at: p.at });
+        }
+        return;
+      }
+      const file = path.endsWith(ext) ? path : path + ext;
+      if (tree.read(file) === undefined) {
+        report(ctx, unit, 'LW_VIEW_MISSING_FILE', `${p.kind === 'partial' ? 'partial' : 'SVG'} file ${file} does not exist`, p.at);
+        return;
+      }
+      declarePartial(ctx, unit, p.alias ?? baseName(path, ext), { kind: p.kind, file, at: p.at });
+      return;
+    }
+    case 'data': {
+      const path = resolvePath(unit.file, p.path);
+      const candidates = p.format === 'json' ? [path.endsWith('.json') ? path : `${path}.json`] : path.endsWith('.yaml') || path.endsWith('.yml') ? [path] : [`${path}.yaml`, `${path}.yml`];
+      let file: string | undefined;
+      let text: string | undefined;
+      for (const c of candidates) {
+        text = tree.read(c);
+        if (text !== undefined) {
+          file = c;
+          break;
+        }
+      }
+      if (file === undefined || text === undefined) {
+        report(ctx, unit, 'LW_VIEW_MISSING_FILE', `${p.format.toUpperCase()} file ${candidates.join(' or ')} does not exist`, p.at);
+        return;
+      }
+      unit.dataFiles.push(file);
+      let value: unknown;
+      if (p.format === 'json') {
+        try {
+          value = JSON.parse(text);
+        } catch (e) {
+          diagnostics.error('LW_VIEW_DATA_PARSE', `${file} is not valid JSON: ${(e as Error).message}`, file);
+          report(ctx, unit, 'LW_VIEW_DATA_PARSE', `${file} (imported here as "${p.name}") does not parse`, p.at);
+          return;
+        }
+      } else {
+        const doc = parseDocument(text);
+        if (doc.errors.length > 0) {
+          for (const err of doc.errors) {
+            const pos = err.linePos?.[0];
+            if (pos) diagnostics.at('error', 'LW_VIEW_DATA_PARSE', `YAML: ${err.message.split('\n')[0]}`, file, { line: pos.line, column: pos.col });
+            else diagnostics.error('LW_VIEW_DATA_PARSE', `YAML: ${err.message}`, file);
+          }
+          report(ctx, unit, 'LW_VIEW_DATA_PARSE', `${file} (imported here as "${p.name}") does not parse`, p.at);
+          return;
+        }
+        value = parseYaml(text);
+      }
+      if (declareName(ctx, unit, p.name, p.at, p.format)) unit.data.set(p.name, deepFreeze(value));
+      return;
+    }
+    case 'import': {
+      const entries = p.namespace !== undefined ? [{ name: '*', alias: p.namespace, at: p.at }] : p.names.map((n) => ({ name: n.name, alias: n.name, at: n.at }));
+      for (const e of entries) {
+        const verdict = ctx.checkImport === undefined ? true : ctx.checkImport(p.module, e.name, unit.file);
+        if (verdict !== true) {
+          report(ctx, unit, 'LW_VIEW_IMPORT', `cannot import ${e.name === '*' ? '* as ' + e.alias : `"${e.name}"`} from '${p.module}': ${verdict}`, e.at);
+          continue;
+        }
+        if (!declareName(ctx, unit, e.alias, e.at, 'import')) continue;
+        unit.imports.set(e.alias, { module: p.module, name: e.name, key: `${p.module}\u0000${e.name}` });
+        unit.importList.push({ module: p.module, name: e.name, file: unit.file });
+      }
+      return;
+    }
+    case 'const':
+    case 'default':
+      unit.decls.push({ kind: p.kind, name: p.name, expr: p.expr, at: p.at });
+      return;
+    case 'render-if':
+      if (unit.renderIf !== undefined) report(ctx, unit, 'LW_VIEW_DUPLICATE_NAME', 'Render-If is declared twice in this file', p.at);
+      else unit.renderIf = { expr: p.expr, at: p.at };
+      return;
+    case 'cache':
+      if (unit.cache !== undefined) report(ctx, unit, 'LW_VIEW_DUPLICATE_NAME', 'Cache-Control-Seconds is declared twice in this file', p.at);
+      else unit.cache = p.seconds !== undefined ? { seconds: p.seconds, at: p.at } : { variable: p.variable!, at: p.at };
+      return;
+    case 'choice':
+      if (unit.choices.has(p.name)) report(ctx, unit, 'LW_VIEW_DUPLICATE_NAME', `string map "${p.name}" is declared twice in this file`, p.at);
+      else unit.choices.set(p.name, p.map);
+      return;
+    case 'strategy':
+      unit.strategy = p.name;
+      return;
+    default:
+      return;
+  }
+}
+
+/** Inlined SVG markup: the file without an XML declaration, doctype or trailing white space. */
+function svgMarkup(ctx: Context, file: string): string | null {
+  let svg = ctx.svgs.get(file);
+  if (svg === undefined) {
+    const text = ctx.tree.read(file);
+    svg = text === undefined ? null : text.replace(/^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>]*>\s*)?/i, '').trimEnd();
+    ctx.svgs.set(file, svg);
+  }
+  return svg;
+}
+
+/** Every path expression of a node list (arguments included), for checks. */
+function expressionsOf(nodes: readonly Node[]): Expr[] {
+  const out: Expr[] = [];
+  const add = (e: Expr | undefined): void => {
+    if (e === undefined) return;
+    out.push(e);
+    if (e.kind === 'path') {
+      for (const a of e.args) add(a);
+      for (const n of e.named) add(n.value);
+    }
+  };
+  walkTemplate(nodes, (n) => {
+    if (n.type === 'var' || n.type === 'pragma') add(n.expr);
+    else if (n.type === 'section') {
+      add(n.expr);
+      for (const e of n.test?.exprs ?? []) add(e);
+    } else if (n.type === 'partial' || n.type === 'parent') add(n.dynamic);
+  });
+  return out;
+}
+
+/** Names of the blocks a template defines, through the parents it extends. */
+function definedBlocks(ctx: Context, unit: Unit, seen = new Set<Unit>()): Set<string> {
+  if (unit.blocks !== undefined) return unit.blocks;
+  const names = new Set<string>();
+  if (seen.has(unit)) return names;
+  seen.add(unit);
+  walkTemplate(unit.nodes, (n) => {
+    if (n.type === 'block') names.add(n.name);
+    else if (n.type === 'parent' && n.dynamic === undefined) {
+      const decl = unit.partials.get(n.name);
+      const target = decl?.kind === 'partial' ? ctx.units.get(decl.file) : undefined;
+      if (target) for (const b of definedBlocks(ctx, target, seen)) names.add(b);
+    }
+  });
+  seen.delete(unit);
+  if (seen.size === 0) unit.blocks = names;
+  return names;
+}
+
+/** Resolves the partials a unit uses (loading them), checks names, blocks and choices. */
+function linkUnit(ctx: Context, unit: Unit): void {
+  if (unit.linked) return;
+  unit.linked = true;
+  if (!unit.marker) return;
+  const use = (name: string, at: number, asParent: boolean, exact: boolean): Unit | null => {
+    const decl = unit.partials.get(name);
+    if (decl === undefined) {
+      if (exact) {
+        const known = [...unit.partials.keys()];
+        const hint = known.length === 0 ? 'this file declares no partials; add {{% partial /_dir/ }}' : `declared: ${known.join(', ')}`;
+        report(ctx, unit, 'LW_VIEW_UNKNOWN_PARTIAL', `unknown ${asParent ? 'parent' : 'partial or SVG'} name "${name}" (${hint})`, at);
+      }
+      return null;
+    }
+    if (decl.kind === 'svg') {
+      if (asParent) report(ctx, unit, 'LW_VIEW_UNKNOWN_PARTIAL', `"${name}" is an SVG icon and cannot be used as a parent`, at);
+      else if (svgMarkup(ctx, decl.file) === null) report(ctx, unit, 'LW_VIEW_MISSING_FILE', `SVG file ${decl.file} does not exist`, at);
+      else unit.svgFiles.add(decl.file);
+      return null;
+    }
+    const target = loadUnit(ctx, decl.file);
+    if (target === null) {
+      report(ctx, unit, 'LW_VIEW_MISSING_FILE', `partial file ${decl.file} does not exist`, at);
+      return null;
+    }
+    if (!target.marker) {
+      if (exact) report(ctx, unit, 'LW_VIEW_PARTIAL_NO_MARKER', `${decl.file} is used as a ${asParent ? 'parent' : 'partial'} but its line 1 is not ${TEMPLATE_MARKER}`, at);
+      return null;
+    }
+    unit.deps.add(target);
+    linkUnit(ctx, target);
+    return target;
+  };
+  let dynamic = false;
+  walkTemplate(unit.nodes, (n) => {
+    if (n.type === 'partial' || n.type === 'parent') {
+      if (n.dynamic !== undefined) {
+        dynamic = true;
+        return;
+      }
+      const target = use(n.name, n.start, n.type === 'parent', true);
+      if (n.type === 'parent' && target !== null) {
+        const defined = definedBlocks(ctx, target);
+        for (const b of n.blocks) {
+          if (!defined.has(b.name)) {
+            const list = defined.size === 0 ? 'it defines no blocks' : `it defines: ${[...defined].join(', ')}`;
+            report(ctx, unit, 'LW_VIEW_UNKNOWN_BLOCK', `block "${b.name}" is not defined by parent "${n.name}" (${target.file}); ${list}`, b.nameStart);
+          }
+        }
+      }
+    } else if (n.type === 'pragma' && n.name === 'choose-string' && !unit.choices.has(n.map!)) {
+      report(ctx, unit, 'LW_VIEW_UNKNOWN_CHOICE', `string map "${n.map}" is not declared in this file; add {{% choose-string-map ${n.map} in=out … }}`, n.start);
+    } else if ((n.type === 'var' && n.raw) || (n.type === 'pragma' && n.name === 'show')) {
+      const e = n.expr!;
+      const staticText = e.kind === 'literal' || (e.kind === 'path' && unit.data.has(e.root) && e.args.length === 0);
+      if (staticText) report(ctx, unit, 'LW_VIEW_RAW_NOT_WEB_SAFE', `"${e.kind === 'path' ? e.text : String(e.value)}" is plain data, not web-safe markup; it will be escaped`, n.start);
+    }
+  });
+  if (dynamic) for (const name of unit.partials.keys()) use(name, 0, false, false);
+  if (unit.renderIf !== undefined) {
+    const e = unit.renderIf.expr;
+    if (e.kind === 'path') {
+      const r = e.root;
+      const known = r === 'this' || r === 'Messages' || r === '🎨' || unit.imports.has(r) || unit.data.has(r) || unit.decls.some((d) => d.name === r);
+      if (!known) report(ctx, unit, 'LW_VIEW_RENDER_IF_UNDEFINED', `Render-If "${e.text}": "${r}" is not imported or declared in this file; import it, e.g. {{% import {${r}} from '📤' }}`, unit.renderIf.at);
+    }
+  }
+}
+
+/** Generates a unit's render code (once); its link then points at it. */
+function codeOf(ctx: Context, unit: Unit): UnitCode | null {
+  if (unit.code !== undefined) return unit.code;
+  const table: Record<string, Link> = Object.create(null);
+  const links = new Map<string, Link>();
+  const partialLink = (name: string): Link | null => {
+    const decl = unit.partials.get(name);
+    if (decl === undefined) return null;
+    let link = links.get(name);
+    if (link === undefined) {
+      if (decl.kind === 'svg') link = { fn: undefined, svg: svgMarkup(ctx, decl.file) ?? '' };
+      else link = ctx.units.get(decl.file)?.link ?? { fn: undefined };
+      links.set(name, link);
+    }
+    return link;
+  };
+  const exprs: Expr[] = [];
+  if (unit.renderIf) exprs.push(unit.renderIf.expr);
+  if (unit.cache?.variable) exprs.push(unit.cache.variable);
+  try {
+    unit.code = generate(
+      unit.nodes,
+      {
+        view: true,
+        file: unit.file,
+        source: unit.source,
+        fallback: (name: string): Fallback => {
+          const imp = unit.imports.get(name);
+          if (imp !== undefined) return { kind: 'import', key: imp.key, module: imp.module, name: imp.name };
+          if (unit.data.has(name)) return { kind: 'data', value: unit.data.get(name) };
+          return { kind: 'page' };
+        },
+        partial: partialLink,
+        table: () => {
+          for (const name of unit.partials.keys()) table[name] = partialLink(name)!;
+          return table;
+        },
+        choice: (name: string) => unit.choices.get(name),
+      },
+      unit.decls,
+      exprs,
+    );
+    unit.link.fn = unit.code.top;
+  } catch (e) {
+    ctx.diagnostics.error('LW_VIEW_TAG_SYNTAX', `internal error while compiling this file: ${(e as Error).message}`, unit.file);
+    unit.ok = false;
+    unit.code = null;
+  }
+  return unit.code;
+}
+
+/** The view and every file it uses, view first (breadth-first). */
+function closure(unit: Unit): Unit[] {
+  const all: Unit[] = [unit];
+  const seen = new Set<Unit>(all);
+  for (let i = 0; i < all.length; i++) {
+    for (const d of all[i]!.deps) {
+      if (!seen.has(d)) {
+        seen.add(d);
+        all.push(d);
+      }
+    }
+  }
+  return all;
+}
+
+function usesMessages(units: readonly Unit[]): boolean {
+  const check = (e: Expr): boolean => e.kind === 'path' && (e.root === 'Messages' || e.args.some(check) || e.named.some((n) => check(n.value)));
+  for (const u of units) {
+    if (expressionsOf(u.nodes).some(check)) return true;
+    if (u.decls.some((d) => check(d.expr))) return true;
+    if (u.renderIf && check(u.renderIf.expr)) return true;
+  }
+  return false;
+}
+
+/** An HTML comment ends at `-->` (or `--!>`): breaking every `--` keeps the text inside it. */
+function commentText(text: string): string {
+  return text.replace(/-(?=-)/g, '- ');
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  try {
+    return String(error);
+  } catch {
+    return 'error';
+  }
+}
+
+/**
+ * Compiles a view (a file whose line 1 is the marker). Reports every problem, in the view and in
+ * the files it uses, to `options.diagnostics`; returns undefined when there was an error.
+ */
+export function compileView(file: string, source: string, options: ViewCompileOptions): CompiledView | undefined {
+  const ctx = contextOf(options);
+  const unit = loadUnit(ctx, file, source);
+  if (unit === null) return undefined;
+  if (!unit.marker) {
+    ctx.diagnostics.error('LW_VIEW_NO_MARKER', `line 1 must be ${TEMPLATE_MARKER} for this file to be a view`, file, source, 0);
+    return undefined;
+  }
+  linkUnit(ctx, unit);
+  const units = closure(unit);
+  for (const u of units.slice(1)) {
+    if (u.placementChecked) continue;
+    u.placementChecked = true;
+    if (u.renderIf !== undefined && u !== unit) {
+      report(ctx, u, 'LW_VIEW_PRAGMA_PLACEMENT', 'Render-If only works in the view itself, not in a partial or layout', u.renderIf.at);
+    }
+  }
+  for (const u of units) codeOf(ctx, u);
+  if (units.some((u) => !u.ok || !u.code)) return undefined;
+  const code = unit.code!;
+
+  const imports: CompiledView['imports'] = [];
+  const files = new Set<string>();
+  for (const u of units) {
+    imports.push(...u.importList);
+    files.add(u.file);
+    for (const f of u.dataFiles) files.add(f);
+    for (const f of u.svgFiles) files.add(f);
+  }
+  const cacheUnit = units.find((u) => u.cache !== undefined);
+  const cache = cacheUnit?.cache;
+  let cacheSeconds: CompiledView['cacheSeconds'];
+  if (cache?.seconds !== undefined) cacheSeconds = { literal: cache.seconds };
+  else if (cache?.variable !== undefined) cacheSeconds = { variable: cache.variable.text };
+  const cacheExpr = cacheUnit?.code?.exprs[cacheUnit.renderIf ? 1 : 0];
+
+  // Steps before the body: the view's own const/default lines, Render-If, the cache variable.
+  const renderIf = unit.renderIf !== undefined ? code.exprs[0] : undefined;
+  const renderIfPos = unit.renderIf && { file, source, offset: unit.renderIf.at };
+  const cachePos = cache && cacheUnit && { file: cacheUnit.file, source: cacheUnit.source, offset: cache.at };
+
+  const view: CompiledView = {
+    file,
+    imports,
+    files: [...files],
+    cacheSeconds,
+    usesMessages: usesMessages(units),
+    strategy: units.find((u) => u.strategy !== undefined)?.strategy,
+    templates: units.map((u) => ({
+      file: u.file,
+      source: u.source,
+      nodes: u.nodes,
+      partials: Object.fromEntries([...u.partials].map(([name, d]) => [name, { kind: d.kind, file: d.file }])),
+    })),
+    directories: [...new Set(units.flatMap((u) => u.directories))],
+    render(input: RenderInput, thisValue?: unknown): RenderOutput | Promise<RenderOutput> {
+      const S = new RenderState(thisValue === undefined ? [] : [thisValue]);
+      S.importValue = input.importValue;
+      S.globals = input.globals ?? null;
+      S.year = (input.now ?? new Date()).getUTCFullYear();
+      const c = thisValue;
+      let seconds: number | undefined;
+
+      const fail = (error: unknown): RenderOutput => {
+        const pos = S.p;
+        const where = pos === null ? { file, line: 1, column: 1 } : { file: pos.file, ...locate(pos.source, pos.offset) };
+        try {
+          input.onError?.({ ...where, error });
+        } catch {
+          // The error hook must not turn a rendering problem into a crash.
+        }
+        let html = S.s + '⚠️';
+        if (input.dev) html += `<!-- ${commentText(`${where.file}:${where.line}:${where.column}: ${errorMessage(error)}`)} -->`;
+        const outcome: RenderOutput = { html, empty: false, failed: true };
+        if (seconds !== undefined) outcome.cacheSeconds = seconds;
+        return outcome;
+      };
+      const finish = (): RenderOutput => {
+        const outcome: RenderOutput = { html: S.s, empty: false };
+        if (seconds !== undefined) outcome.cacheSeconds = seconds;
+        return outcome;
+      };
+      const then = (r: unknown, next: (v: unknown) => RenderOutput | Promise<RenderOutput>): RenderOutput | Promise<RenderOutput> =>
+        isThenable(r) ? Promise.resolve(r).then(next) : next(r);
+
+      const body = (): RenderOutput | Promise<RenderOutput> => {
+        const r = code.top(S, c, '', 0);
+        return r === undefined ? finish() : r.then(finish);
+      };
+      const cacheStep = (): RenderOutput | Promise<RenderOutput> => {
+        if (cacheSeconds === undefined) return body();
+        if ('literal' in cacheSeconds) {
+          seconds = cacheSeconds.literal;
+          return body();
+        }
+        S.p = cachePos!;
+        return then(cacheExpr!(S, c), (v) => {
+          const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+          if (Number.isFinite(n) && n >= 0) seconds = Math.floor(n);
+          return body();
+        });
+      };
+      const renderIfStep = (): RenderOutput | Promise<RenderOutput> => {
+        if (renderIf === undefined) return cacheStep();
+        S.p = renderIfPos!;
+        return then(renderIf(S, c), (v) => {
+          if (!v || (Array.isArray(v) && v.length === 0)) return { html: '', empty: true };
+          return cacheStep();
+        });
+      };
+      try {
+        let started: unknown;
+        if (unit.decls.length > 0) started = code.declare(S);
+        const result = then(started, () => renderIfStep());
+        return isThenable(result) ? Promise.resolve(result).catch(fail) : result;
+      } catch (error) {
+        return fail(error);
+      }
+    },
+  };
+  return view;
+}
+
+
