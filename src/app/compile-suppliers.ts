@@ -65,7 +65,9 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
 
   // Pass 2: compile for real.
   for (const { file, info, source } of suppliers) {
-    const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level));
+    // An endpoint-specific supplier of a `{name}.html` page also sees that page's parameter.
+    const fileParam = info.endpointSpecific ? /^\{([^{}]+)\}$/.exec(info.base)?.[1] : undefined;
+    const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam));
     if (info.kind === 'html-supplier') {
       const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n) });
       if (view) modules.code.set(info.path, { file: info, view });
