@@ -161,8 +161,17 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     };
+    let ended = false;
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('end', () => {
+      ended = true;
+      resolve(Buffer.concat(chunks));
+    });
+    // A client that goes away mid-body ('error' "aborted", or just 'close'): settle, never hang.
+    const cutOff = () => {
+      if (!ended) reject(new LanewayError('LW_HTTP_BAD_BODY', 'the request body was cut off', { status: 400 }));
+    };
+    req.once('error', cutOff);
+    req.once('close', cutOff);
   });
 }

@@ -126,3 +126,35 @@ test('malformed request lines get 400 from the server, not a crash', async () =>
   assert.equal((await rawRequest(port, 'GET', '/')).status, 200);
   await server.close();
 });
+
+test('a client that disconnects mid-body does not leave the request hanging', async () => {
+  let settled = '';
+  const app = appWith([
+    {
+      file: '/📮upload.js',
+      handle: async (req) => {
+        try {
+          await req.readBody();
+          settled = 'resolved';
+        } catch (err) {
+          settled = (err as Error).message;
+        }
+        return { type: 'body', status: 200, contentType: 'text/plain', body: 'x' };
+      },
+    },
+  ], 1000);
+  const server = createServer(app, { log: 'off' });
+  const { port } = await server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789');
+      setTimeout(() => { socket.destroy(); resolve(); }, 50);
+    });
+  });
+  for (let i = 0; i < 50 && !settled; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.match(settled, /cut off/);
+  assert.equal((await rawRequest(port, 'POST', '/upload', {}, 'ok')).status, 200);
+  const started = Date.now();
+  await server.close();
+  assert.ok(Date.now() - started < 2000, 'nothing is left in flight');
+});
