@@ -54,8 +54,10 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
   server.on('clientError', (err, socket) => {
     const timedOut = (err as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = timedOut ? '408 Request Timeout' : (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    else socket.destroy(err);
+    // When a response already went out on this socket (a body left unread, then garbage), only close.
+    const pending = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !pending?.headersSent) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    else socket.destroy();
   });
 
   return {
