@@ -1,0 +1,59 @@
+// Child-process server: the bare node:http baseline of script-http.bench.mjs. `GET /api/items`
+// computes, per request, what bench/fixtures/script-app/api/🖥items.js computes in Laneway (the
+// 📤/Products.js catalogue, filtered by the `tag` and `max` query values), and sends the headers
+// Laneway sends for a JSON script answer (same names, values and order; ETag = sha1 of the body;
+// Vary only for bodies of 1 KB or more, as Laneway). Node adds Date, Connection and Keep-Alive
+// itself, as it does for Laneway. Prints `listening <port>` once ready.
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+
+// 📤/Products.js, in plain JavaScript.
+const KINDS = ['Widget', 'Gadget', 'Sprocket', 'Gizmo'];
+const makeProducts = () =>
+  Array.from({ length: 50 }, (_, i) => ({
+    id: i + 1,
+    name: `${KINDS[i % 4]} ${i}`,
+    price: Math.round(i * 3.7 * 100) / 100,
+    inStock: i % 3 !== 0,
+    tags: i % 4 === 0 ? ['new', 'sale'] : i % 5 === 0 ? ['sale'] : [],
+  }));
+
+// 🖥items.js, in plain JavaScript.
+function items(query) {
+  const products = makeProducts();
+  const params = new URLSearchParams(query);
+  const tag = params.get('tag');
+  const max = params.get('max');
+  const limit = max === null ? Infinity : Number(max);
+  const matches = products.filter((p) => p.inStock && p.price <= limit && (tag === null || p.tags.includes(tag)));
+  return {
+    tag,
+    count: matches.length,
+    total: Math.round(matches.reduce((sum, p) => sum + p.price, 0) * 100) / 100,
+    items: matches.map((p) => ({ id: p.id, name: p.name, price: p.price, url: `/products/${p.id}` })),
+  };
+}
+
+// Same timeouts as Laneway's server (src/http/server.ts defaults).
+const server = createServer({ headersTimeout: 20_000, requestTimeout: 60_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const q = req.url.indexOf('?');
+  if ((q === -1 ? req.url : req.url.slice(0, q)) !== '/api/items') {
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 9 });
+    res.end('not found');
+    return;
+  }
+  const body = Buffer.from(JSON.stringify(items(q === -1 ? '' : req.url.slice(q + 1))));
+  const headers = {
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'strict-origin-when-cross-origin',
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    ETag: '"' + createHash('sha1').update(body).digest('base64url') + '"',
+  };
+  if (body.length >= 1024) headers['Vary'] = 'Accept-Encoding';
+  headers['Content-Length'] = body.length;
+  res.writeHead(200, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+});
+server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
