@@ -2,9 +2,9 @@
  * The `laneway` command: serve, check, routes. `bin/laneway` only calls `main`.
  */
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { readFileSync, watch } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkApp, loadApp } from '../app/index.js';
+import { checkApp, loadApp, type App } from '../app/index.js';
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
 import { createServer, type LogFormat } from '../http/index.js';
 
@@ -19,7 +19,7 @@ Commands:
 Options:
   -h, --help     show help (also: laneway <command> --help)
   -v, --version  print the version`,
-  serve: `Usage: laneway serve DIR [--port N] [--host H] [--log pretty|json|off] [--dev] [--body-limit BYTES]
+  serve: `Usage: laneway serve DIR [--port N] [--host H] [--log pretty|json|off] [--dev] [--watch] [--body-limit BYTES]
 
 Serves the app in DIR. Prints "listening on http://HOST:PORT" when ready.
 
@@ -28,6 +28,8 @@ Options:
   --host H           interface to bind (default 127.0.0.1)
   --log FORMAT       access log: pretty (default), json, or off
   --dev              development mode: render error details into HTML comments
+  --watch            reload the app when a file of DIR changes (a reload with errors
+                     prints them and keeps serving the last good version)
   --body-limit BYTES largest request body accepted (default 1048576); larger ones get 413
   -h, --help         show this help
 
@@ -96,6 +98,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         host: { type: 'string' },
         log: { type: 'string' },
         dev: { type: 'boolean' },
+        watch: { type: 'boolean' },
         'body-limit': { type: 'string' },
         json: { type: 'boolean' },
       },
@@ -173,12 +176,14 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`laneway serve: cannot listen on ${values.host ?? '127.0.0.1'}:${portNumber}: ${(err as Error).message}`);
     return 1;
   }
+  const unwatch = values.watch ? watchApp(dir, () => loadApp(dir, { dev: values.dev ?? false, bodyLimit }), (next) => server.replace(next), io) : undefined;
   // Handlers first, then the line that tells a supervisor the server is ready.
   const stopped = new Promise<number>((resolveExit) => {
     let stopping = false;
     const stop = () => {
       if (stopping) return;
       stopping = true;
+      unwatch?.();
       server.close().then(() => resolveExit(0));
     };
     process.on('SIGTERM', stop);
@@ -186,4 +191,31 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   });
   io.out(`listening on ${address.url}`);
   return stopped;
+}
+
+/**
+ * Reloads the app when a file under `dir` changes (debounced). A reload that fails to compile
+ * prints its problems and keeps the last good app serving.
+ */
+function watchApp(dir: string, load: () => App, swap: (app: App) => void, io: Io): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const reload = () => {
+    timer = undefined;
+    try {
+      swap(load());
+      io.out('reloaded');
+    } catch (err) {
+      if (!(err instanceof BuildError)) throw err;
+      for (const d of err.diagnostics) io.err(formatDiagnostic(d));
+      io.err(`${summary(err.diagnostics)}; still serving the last version that compiled`);
+    }
+  };
+  const watcher = watch(dir, { recursive: true }, () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(reload, 100);
+  });
+  return () => {
+    if (timer) clearTimeout(timer);
+    watcher.close();
+  };
 }

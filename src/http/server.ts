@@ -26,11 +26,13 @@ export interface LanewayServer {
   listen(port: number, host: string): Promise<{ port: number; host: string; url: string }>;
   /** Stops accepting, waits for in-flight requests (bounded), closes the rest. */
   close(): Promise<void>;
+  /** Serves a newly loaded app from the next request on (requests in flight finish on the old one). */
+  replace(app: App): void;
 }
 
 export function createServer(app: App, options: ServerOptions = {}): LanewayServer {
   const logger = typeof options.log === 'object' ? options.log : createLogger(options.log ?? 'pretty');
-  const handler = createHandler(app, logger);
+  let handler = createHandler(app, logger);
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const headersTimeout = options.headersTimeoutMs ?? 20_000;
@@ -63,6 +65,9 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
   return {
     server,
     logger,
+    replace(next) {
+      handler = createHandler(next, logger);
+    },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);

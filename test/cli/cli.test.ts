@@ -134,3 +134,36 @@ test('serve takes the port from PORT when --port is absent', async () => {
   child.kill('SIGINT');
   assert.equal(await exited, 0);
 });
+
+test('serve --watch reloads on change and keeps the last good app when a change does not compile', async () => {
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = writeApp({ '/index.html': '<p>version one</p>' });
+  const child = spawn(process.execPath, [BIN, 'serve', dir, '--port', '0', '--log', 'off', '--watch'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const waitFor = (re: RegExp, stream: () => string) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const started = Date.now();
+      const tick = () => {
+        const m = re.exec(stream());
+        if (m) return resolve(m);
+        if (Date.now() - started > 5000) return reject(new Error(`timed out waiting for ${re}: ${stream()}`));
+        setTimeout(tick, 20);
+      };
+      tick();
+    });
+  child.stdout.on('data', (d) => (out += d));
+  const port = Number((await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, () => out))[1]);
+  assert.match((await rawRequest(port, 'GET', '/')).text, /version one/);
+  writeFileSync(join(dir, 'index.html'), '<p>version two</p>');
+  await waitFor(/reloaded/, () => out);
+  assert.match((await rawRequest(port, 'GET', '/')).text, /version two/);
+  writeFileSync(join(dir, 'GET.js'), '({ ok: true })');
+  await waitFor(/LW_ROUTE_CONFLICT[\s\S]*still serving/, () => err);
+  assert.match((await rawRequest(port, 'GET', '/')).text, /version two/);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+});
