@@ -2,6 +2,7 @@
  * Compiling one routed file into an Endpoint. This is where the compilers (template, script) are
  * wired to the loader; the HTTP layer only ever sees the resulting endpoints.
  */
+import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
 import type { DiagnosticList } from '../diag/index.js';
 import { formatPattern, type RouteSpec } from '../router/index.js';
 import { compileScript, outcomeToResponse } from '../script/index.js';
@@ -18,6 +19,8 @@ export interface CompileContext {
   diagnostics: DiagnosticList;
   options: Required<AppOptions>;
   modules: ModuleSystem;
+  /** The page pass (rewrites, inlining, checks) and the policies. */
+  csp: PolicyCompiler;
   /** Runs `GET path` in-process (AJAX rerouting, SPEC "Script output"). */
   reroute(path: string, req: RequestInfo): Promise<Reply>;
 }
@@ -31,22 +34,29 @@ export interface ErrorPage {
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx: CompileContext, makeAsset: () => Asset): Endpoint | undefined {
+/** Makes a file's Asset; `body` replaces the file's bytes (a rewritten page). */
+export type MakeAsset = (body?: Buffer) => Asset;
+
+export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx: CompileContext, makeAsset: MakeAsset): Endpoint | undefined {
   const base = { method: spec.method, pattern: formatPattern(spec), file: file.path, dir: file.dir };
   switch (spec.kind) {
-    case 'static':
-    case 'page': {
+    case 'static': {
       const reply: Reply = { type: 'asset', asset: makeAsset() };
-      return { ...base, kind: spec.kind, handle: () => reply };
+      return { ...base, kind: 'static', handle: () => reply };
+    }
+    case 'page': {
+      const reply = pageReply(file, ctx, makeAsset, 200);
+      return { ...base, kind: 'page', handle: () => reply };
     }
     case 'view': {
       const view = compileViewFor(file, ctx);
       if (!view) return undefined;
       const consumer = viewConsumer(file);
+      const policy = policyOf(view, ctx);
       return {
         ...base,
         kind: 'view',
-        handle: (req) => renderView(view, consumer, ctx, req, 200),
+        handle: (req) => renderView(view, policy, consumer, ctx, req, 200),
       };
     }
     case 'script':
@@ -65,22 +75,66 @@ function fileParamOf(file: ClassifiedFile): string | undefined {
 function compileViewFor(file: ClassifiedFile, ctx: CompileContext): CompiledView | undefined {
   const source = ctx.tree.read(file.path) ?? '';
   const check = importChecker(ctx.modules, viewConsumer(file), paramsInScope(file.dir, fileParamOf(file)));
-  return compileView(file.path, source, { tree: ctx.tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n) });
+  return compileView(file.path, source, {
+    tree: ctx.tree,
+    diagnostics: ctx.diagnostics,
+    checkImport: (m, n) => check(m, n),
+    prepare: (t) => ctx.csp.prepare(t),
+  });
+}
+
+/** The policy a view's responses carry (none with `csp: false`). */
+function policyOf(view: CompiledView, ctx: CompileContext): PagePolicy | undefined {
+  const policy = ctx.csp.viewPolicy(view.templates);
+  return ctx.options.csp ? policy : undefined;
+}
+
+/** A plain `.html` page: its text after the page pass (rewrites, inlining) and its policy. */
+function pageReply(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset, status: number): Reply {
+  const source = ctx.tree.read(file.path);
+  if (source === undefined) return status === 200 ? { type: 'asset', asset: makeAsset() } : { type: 'asset', asset: makeAsset(), status };
+  const { html, policy } = ctx.csp.page(file.path, source);
+  const asset = html === source ? makeAsset() : makeAsset(Buffer.from(html));
+  const headers = ctx.options.csp ? { [policy.name]: policy.value!, ...policy.extra } : undefined;
+  return { type: 'asset', asset, ...(headers && { headers }), ...(status !== 200 && { status }) };
+}
+
+/**
+ * A page made for one visitor (SPEC "Cache control", REFERENCE OQ-22): it renders flash messages,
+ * or imports from the users module or the form modules. Those modules add their names here.
+ */
+const SINGLE_USER_MODULES = new Set(['👤', 'form', 'form[]', 'form{}']);
+
+function isSingleUser(view: CompiledView): boolean {
+  return view.usesMessages || view.imports.some((i) => SINGLE_USER_MODULES.has(i.module));
 }
 
 /** Cache-Control of a rendered page (SPEC "Cache control", REFERENCE OQ-7). */
-function cacheControlOf(view: CompiledView, out: RenderOutput): string {
+function cacheControlOf(singleUser: boolean, out: RenderOutput): string {
   const seconds = out.cacheSeconds;
-  if (view.usesMessages) {
+  if (singleUser) {
     return seconds !== undefined ? `max-age=${seconds}, private` : 'no-cache, no-store, max-age=0, must-revalidate';
   }
   return seconds !== undefined ? `max-age=${seconds}` : 'no-cache';
 }
 
-function renderView(view: CompiledView, consumer: Consumer, ctx: CompileContext, req: RequestInfo, status: number): Reply | Promise<Reply> {
+function renderView(
+  view: CompiledView,
+  policy: PagePolicy | undefined,
+  consumer: Consumer,
+  ctx: CompileContext,
+  req: RequestInfo,
+  status: number,
+): Reply | Promise<Reply> {
   const scope = new RequestScope(ctx.modules, req);
+  const singleUser = isSingleUser(view);
   const finish = (out: RenderOutput): Reply => {
-    const headers = { 'Cache-Control': cacheControlOf(view, out) };
+    const headers: Record<string, string> = { 'Cache-Control': cacheControlOf(singleUser, out) };
+    if (policy !== undefined) {
+      // Fast path: a page without dynamic inline blocks has its whole header ready.
+      headers[policy.name] = policy.value ?? policy.header(out.captured, out.html);
+      for (const k in policy.extra) headers[k] = policy.extra[k]!;
+    }
     // Render-If falsy: 200 with an empty body (SPEC "Conditional render").
     if (out.empty) return { type: 'body', status: 200, contentType: HTML, body: '', headers };
     return { type: 'body', status, contentType: HTML, body: out.html, headers, etag: status === 200 };
@@ -136,14 +190,15 @@ function compileScriptEndpoint(
   };
 }
 
-export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeAsset: () => Asset): ErrorPage | undefined {
+export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset): ErrorPage | undefined {
   const source = ctx.tree.read(file.path) ?? '';
   if (hasTemplateMarker(source)) {
     const view = compileViewFor(file, ctx);
     if (!view) return undefined;
     const consumer = viewConsumer(file);
-    return { file: file.path, render: (req) => renderView(view, consumer, ctx, req, 404) };
+    const policy = policyOf(view, ctx);
+    return { file: file.path, render: (req) => renderView(view, policy, consumer, ctx, req, 404) };
   }
-  const reply: Reply = { type: 'asset', asset: makeAsset(), status: 404 };
+  const reply = pageReply(file, ctx, makeAsset, 404);
   return { file: file.path, render: () => reply };
 }

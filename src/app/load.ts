@@ -2,13 +2,16 @@
  * loadApp: the whole app is read, classified and compiled once; the result is an App whose
  * router maps a request to a precompiled endpoint. Nothing here runs per request.
  *
- * Steps: 1. walk the directory; 2. classify every file; 3. read parameter definitions;
- * 4. compile endpoints and collect routes; 5. report conflicts; 6. build the router and the
- * ⚡NotFound.html lookup.
+ * Steps: 1. walk the directory; 2. classify every file; 3. read parameter definitions, the
+ * settings, and set up the asset catalog and the page policies; 4. compile endpoints (and the
+ * ⚡NotFound.html pages) and collect routes; 5. add the asset URLs pages referred to, report
+ * conflicts; 6. build the router and the ⚡NotFound.html lookup.
  */
 import { readFileSync } from 'node:fs';
 import { statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { AssetCatalog, IMMUTABLE, PINNED } from '../assets/index.js';
+import { parseCspSettings, PolicyCompiler, type CspSettings } from '../csp/index.js';
 import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
 import {
   createRouter,
@@ -39,6 +42,12 @@ export interface AppOptions {
   memoryLimit?: number;
   /** Where run-time problems of scripts and views are logged (default: standard error). */
   log?: (message: string, fields: Record<string, unknown>) => void;
+  /**
+   * Content-Security-Policy headers on views and pages (default true). False is for measuring
+   * the policy's cost only: pages are built the same (rewrites, inlining, build checks) but sent
+   * without a policy.
+   */
+  csp?: boolean;
 }
 
 /** How a `{param}` segment turns into a value (🔗.yaml, REFERENCE §3.2). */
@@ -89,6 +98,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     memoryLimit: options.memoryLimit ?? 4 * 1024 * 1024,
     log: options.log ?? ((message, fields) => process.stderr.write(`error: ${message} ${JSON.stringify(fields)}\n`)),
+    csp: options.csp ?? true,
   };
   try {
     if (!statSync(rootDir).isDirectory()) throw new Error('not a directory');
@@ -151,75 +161,148 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
   // 3. Parameter definitions: every {param} directory needs a 🔗.yaml; every {param}.html a {param}🔗.yaml.
   const params = readParamDefinitions(walked.dirs, files, tree, diagnostics);
 
-  // 4. Suppliers, then endpoints; collect routes.
-  const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, log: opts.log };
-  let router: Router<Endpoint> | undefined;
-  const ctx: CompileContext = {
-    tree,
+  // 3b. Settings (/🎛.yaml), the asset catalog, the page pass (policies, rewrites).
+  const settings = readSettings(tree, diagnostics);
+  const catalog = new AssetCatalog({
+    files: files.map((f) => ({
+      path: f.path,
+      public: !f.hidden,
+      asset: ASSET_KINDS.has(f.kind),
+      inlinable: (f.kind === 'static' || f.kind === 'scss') && isPrivatePath(f.path) && !f.path.split('/').some((p) => p in NEVER_ROUTED_DIRS),
+      size: byPath.get(f.path)!.size,
+    })),
+    readText: (p) => readText(p),
+    readBytes: (p) => readFileSync(byPath.get(p)!.abs),
     diagnostics,
-    options: opts,
-    modules,
-    reroute: (path, req) => rerouteGet(router!, path, req),
-  };
-  modules.suppliers = compileSuppliers(files, ctx);
-  const entries: Array<{ spec: RouteSpec; value: Endpoint }> = [];
-  for (const file of files) {
-    if (file.hidden) continue;
-    const kind = routeKindOf(file);
-    if (!kind) continue;
-    const spec = parseRouteFile(file.path, kind);
-    if (!spec) {
-      diagnostics.error('LW_ROUTE_SCRIPT_INDEX_NAME', `${file.name} answers no URL: only GET has a directory index; name it 🖥index.js, or give it another name`, file.path);
-      continue;
+    memoryLimit: opts.memoryLimit,
+  });
+  try {
+    const csp = new PolicyCompiler({
+      settings,
+      diagnostics,
+      hooks: { rewrite: (url, from) => catalog.rewrite(url, from), inline: (url, kind, from) => catalog.inline(url, kind, from), read: (p) => tree.read(p) },
+    });
+
+    // 4. Suppliers, then endpoints; collect routes.
+    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, log: opts.log };
+    let router: Router<Endpoint> | undefined;
+    const ctx: CompileContext = {
+      tree,
+      diagnostics,
+      options: opts,
+      modules,
+      csp,
+      reroute: (path, req) => rerouteGet(router!, path, req),
+    };
+    modules.suppliers = compileSuppliers(files, ctx);
+    const entries: Array<{ spec: RouteSpec; value: Endpoint }> = [];
+    for (const file of files) {
+      if (file.hidden) continue;
+      const kind = routeKindOf(file);
+      if (!kind) continue;
+      const pinned = catalog.pinnedUrl(file.path);
+      const parsed = parseRouteFile(pinned ?? file.path, kind);
+      const spec = parsed && pinned !== undefined ? { ...parsed, file: file.path } : parsed;
+      if (!spec) {
+        diagnostics.error('LW_ROUTE_SCRIPT_INDEX_NAME', `${file.name} answers no URL: only GET has a directory index; name it 🖥index.js, or give it another name`, file.path);
+        continue;
+      }
+      const last = spec.segments[spec.segments.length - 1];
+      if (kind !== 'static' && last?.type === 'literal' && !/^[A-Za-z0-9._~-]+$/.test(last.value)) {
+        diagnostics.warn('LW_APP_ODD_NAME', `the URL segment "${last.value}" needs percent-encoding in links; prefer a-z, 0-9 and -`, file.path);
+      }
+      const walkedFile = byPath.get(file.path)!;
+      let make = (body?: Buffer): Asset => makeAsset(walkedFile, opts, body);
+      if (file.kind === 'scss') {
+        const css = catalog.body(file.path);
+        if (css === undefined) continue;
+        make = () => makeAsset(walkedFile, opts, css, 'text/css; charset=utf-8');
+      }
+      if (pinned !== undefined) {
+        const inner = make;
+        make = (body) => withCacheControl(inner(body), PINNED);
+      }
+      const endpoint = compileRouteEndpoint(file, spec, ctx, make);
+      if (endpoint) entries.push({ spec, value: endpoint });
     }
-    const last = spec.segments[spec.segments.length - 1];
-    if (kind !== 'static' && last?.type === 'literal' && !/^[A-Za-z0-9._~-]+$/.test(last.value)) {
-      diagnostics.warn('LW_APP_ODD_NAME', `the URL segment "${last.value}" needs percent-encoding in links; prefer a-z, 0-9 and -`, file.path);
+    warnConfigsWithoutScript(files, diagnostics);
+    const notFoundPages = new Map<string, ErrorPage>();
+    for (const file of files) {
+      if (file.kind !== 'not-found' || isPrivatePath(file.path)) continue;
+      const page = compileNotFound(file, ctx, (body) => makeAsset(byPath.get(file.path)!, opts, body));
+      if (page) notFoundPages.set(file.dir, page);
     }
-    const walkedFile = byPath.get(file.path)!;
-    const endpoint = compileRouteEndpoint(file, spec, ctx, () => makeAsset(walkedFile, opts));
-    if (endpoint) entries.push({ spec, value: endpoint });
+    // HTML suppliers follow the page rules too (their output is never hashed).
+    for (const code of modules.code.values()) if (code.view) csp.checkSupplier(code.view.templates);
+
+    // 5. The fingerprinted URLs pages refer to, conflicts, then the implicit GET /d → /d/
+    // redirects of index.html.
+    const taken = new Set(entries.map((e) => routeKey(e.spec)));
+    for (const served of catalog.served()) {
+      const spec = parseRouteFile(served.url, 'static');
+      const body = catalog.body(served.file);
+      if (!spec || body === undefined || taken.has(routeKey(spec))) continue;
+      const asset = withCacheControl(makeAsset(byPath.get(served.file)!, opts, body, contentTypeOf(served.file.endsWith('.scss') ? 'x.css' : served.file)), IMMUTABLE);
+      const reply: Reply = { type: 'asset', asset };
+      entries.push({ spec: { ...spec, file: served.file }, value: { kind: 'static', method: 'GET', pattern: formatPattern(spec), file: served.file, dir: served.file.slice(0, served.file.lastIndexOf('/')), handle: () => reply } });
+    }
+    reportConflicts(entries, diagnostics);
+    addIndexRedirects(entries);
+
+    // 6. Router and error pages.
+    router = createRouter(entries, (dir, _name, value, fileParam) => {
+      const def = params.get(fileParam ? dir + '/' + _name : dir);
+      if (!def) return false;
+      return def.form === 'values' ? def.values.has(value) : true;
+    }, walked.dirs.filter((d) => d && !isPrivatePath(d + '/x') && !d.split('/').some((p) => p in NEVER_ROUTED_DIRS)));
+    const nearest = new Map<string, ErrorPage | undefined>();
+    const notFoundPage = (dir: string): ErrorPage | undefined => {
+      if (nearest.has(dir)) return nearest.get(dir);
+      const page = notFoundPages.get(dir) ?? (dir === '' ? undefined : notFoundPage(dir.slice(0, dir.lastIndexOf('/'))));
+      nearest.set(dir, page);
+      return page;
+    };
+
+    const app: App = {
+      root: rootDir,
+      options: opts,
+      files,
+      router,
+      diagnostics: diagnostics.sorted(),
+      notFoundPage,
+      routes() {
+        return entries
+          .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))
+          .sort((a, b) => (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : a.method < b.method ? -1 : 1));
+      },
+    };
+    return { app, diagnostics: diagnostics.sorted() };
+  } finally {
+    catalog.dispose();
   }
-  warnConfigsWithoutScript(files, diagnostics);
+}
 
-  // 5. Conflicts, then the implicit GET /d → /d/ redirects of index.html.
-  reportConflicts(entries, diagnostics);
-  addIndexRedirects(entries);
+/** Files pages may refer to as assets (fingerprinted when public). */
+const ASSET_KINDS = new Set<ClassifiedFile['kind']>(['static', 'svg', 'scss', 'app-icon']);
 
-  // 6. Router and error pages.
-  router = createRouter(entries, (dir, _name, value, fileParam) => {
-    const def = params.get(fileParam ? dir + '/' + _name : dir);
-    if (!def) return false;
-    return def.form === 'values' ? def.values.has(value) : true;
-  }, walked.dirs.filter((d) => d && !isPrivatePath(d + '/x') && !d.split('/').some((p) => p in NEVER_ROUTED_DIRS)));
-  const notFoundPages = new Map<string, ErrorPage>();
-  for (const file of files) {
-    if (file.kind !== 'not-found' || isPrivatePath(file.path)) continue;
-    const page = compileNotFound(file, ctx, () => makeAsset(byPath.get(file.path)!, opts));
-    if (page) notFoundPages.set(file.dir, page);
+/** The `csp:` settings of `/🎛.yaml` (docs/security.md). */
+function readSettings(tree: SourceTree, diagnostics: DiagnosticList): CspSettings {
+  const source = tree.read('/🎛.yaml');
+  let data: unknown;
+  if (source !== undefined) {
+    try {
+      data = parseYaml(source);
+    } catch {
+      // A manifest that does not parse is reported by whoever reads the manifest as a whole.
+    }
   }
-  const nearest = new Map<string, ErrorPage | undefined>();
-  const notFoundPage = (dir: string): ErrorPage | undefined => {
-    if (nearest.has(dir)) return nearest.get(dir);
-    const page = notFoundPages.get(dir) ?? (dir === '' ? undefined : notFoundPage(dir.slice(0, dir.lastIndexOf('/'))));
-    nearest.set(dir, page);
-    return page;
-  };
+  const csp = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>).csp : undefined;
+  return parseCspSettings(csp, (message, severity = 'error') => diagnostics.add(severity, 'LW_CSP_SETTINGS', message, '/🎛.yaml', source, source === undefined ? 0 : Math.max(0, source.search(/^csp\s*:/m))));
+}
 
-  const app: App = {
-    root: rootDir,
-    options: opts,
-    files,
-    router,
-    diagnostics: diagnostics.sorted(),
-    notFoundPage,
-    routes() {
-      return entries
-        .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))
-        .sort((a, b) => (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : a.method < b.method ? -1 : 1));
-    },
-  };
-  return { app, diagnostics: diagnostics.sorted() };
+function withCacheControl(asset: Asset, cacheControl: string): Asset {
+  asset.cacheControl = cacheControl;
+  return asset;
 }
 
 function routeKindOf(file: ClassifiedFile): RouteKind | undefined {
@@ -234,18 +317,18 @@ function routeKindOf(file: ClassifiedFile): RouteKind | undefined {
     case 'svg':
     case 'data':
     case 'app-icon':
+    case 'scss':
+      // `.scss` is served compiled (the loader passes the CSS).
       return 'static';
     default:
-      // `.scss` is served compiled once the stylesheet compiler lands; until then it is not routed.
       return undefined;
   }
 }
 
-function makeAsset(file: WalkedFile, opts: Required<AppOptions>): Asset {
-  const inMemory = file.size <= opts.memoryLimit;
-  let body: Buffer | undefined;
-  if (inMemory) body = readFileSync(file.abs);
-  return new Asset(body, file.abs, { size: file.size, mtimeMs: file.mtimeMs, type: contentTypeOf(file.path) });
+/** A file's Asset; `body` replaces the file's bytes (compiled CSS, a rewritten page). */
+function makeAsset(file: WalkedFile, opts: Required<AppOptions>, body?: Buffer, type = contentTypeOf(file.path)): Asset {
+  if (body === undefined && file.size <= opts.memoryLimit) body = readFileSync(file.abs);
+  return new Asset(body, file.abs, { size: body?.length ?? file.size, mtimeMs: file.mtimeMs, type });
 }
 
 function warnPrivateAncestors(dirs: string[], diagnostics: DiagnosticList): void {

@@ -1,2 +1,23 @@
 /** Codes of the Content-Security-Policy builder and static assets (src/csp, src/assets). */
-export const CSP_CODES = {} as const;
+export const CSP_CODES = {
+  LW_CSP_STYLE_ATTRIBUTE: 'A style="…" attribute in a page, view, partial or layout (the policy has no \'unsafe-inline\').',
+  LW_CSP_EVENT_HANDLER: 'An on*="…" event-handler attribute in a page, view, partial or layout.',
+  LW_CSP_JAVASCRIPT_URL: 'A javascript: URL in a page, view, partial or layout.',
+  LW_CSP_BAD_SOURCE: 'A data-*-src value or a script/stylesheet URL that is not a usable policy source.',
+  LW_CSP_DYNAMIC_SOURCE: 'A script src, stylesheet href or data-*-src comes from data, so its origin is unknown at load.',
+  LW_CSP_UNSAFE_INLINE: "Warning: 'unsafe-inline' was declared, so inline-block hashes are left out of that directive.",
+  LW_CSP_NO_INTEGRITY: 'Warning: an external script or stylesheet has no integrity attribute.',
+  LW_CSP_INLINE_SPLIT: 'An inline <script> or <style> opens and closes in different sections or blocks.',
+  LW_CSP_INLINE_UNCLOSED: 'An inline <script> or <style> is not closed in the file that opens it.',
+  LW_CSP_RAW_IN_INLINE: 'Unescaped output ({{{ }}}, {{& }}, show) inside an inline <script> or <style>.',
+  LW_CSP_INLINE_FOREIGN: 'A <script> or <style> inside <svg> or <math> holds markup or character references.',
+  LW_CSP_DECLARATION: 'A <link itemprop="content-security-policy"> with a bad value, or not written literally.',
+  LW_CSP_DECLARATION_UNKNOWN: 'Warning: an unknown data-* attribute on the policy declaration link.',
+  LW_CSP_SETTINGS: 'The csp: settings of /🎛.yaml are malformed.',
+  LW_CSP_SVG_INLINE: 'Warning: an inlined SVG file holds something the page policy will block.',
+  LW_CSP_SUPPLIER_INLINE: 'Warning: an HTML supplier writes an inline <script> or <style>, which is never hashed.',
+  LW_ASSET_SCSS: 'A .scss stylesheet does not compile.',
+  LW_ASSET_INLINE_MISSING: 'A <script src> or stylesheet <link href> names a private file that does not exist.',
+  LW_ASSET_INLINE_UNSAFE: 'An inlined private file contains text that would end or escape its <script> or <style> element.',
+  LW_ASSET_INLINE_DYNAMIC: 'An element that Laneway rewrites (inlining, fingerprinted URL, declaration) is not written literally.',
+} as const;

@@ -14,6 +14,12 @@ export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Referrer-Policy': 'strict-origin-when-cross-origin',
 });
 
+/**
+ * The policy of an HTML answer that has none of its own: the built-in error pages, which hold
+ * text only. Views and pages carry the policy built from their files (src/csp).
+ */
+export const ERROR_PAGE_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+
 type Encoding = 'br' | 'gzip' | undefined;
 
 /** The best encoding the client accepts (br over gzip), ignoring ones given q=0. */
@@ -123,6 +129,9 @@ export function sendBody(
 ): number {
   let body = typeof content === 'string' ? Buffer.from(content) : content;
   const headers: OutgoingHttpHeaders = { ...COMMON_HEADERS, 'Content-Type': contentType, ...options.headers };
+  if (status >= 400 && contentType.startsWith('text/html') && !headers['Content-Security-Policy'] && !headers['Content-Security-Policy-Report-Only']) {
+    headers['Content-Security-Policy'] = ERROR_PAGE_POLICY;
+  }
   if (options.etag && status === 200) {
     const etag = '"' + createHash('sha1').update(body).digest('base64url') + '"';
     headers['ETag'] = etag;

@@ -35,6 +35,16 @@ export interface GenScope {
   table(): Record<string, Link>;
   /** Views: a choose-string map. */
   choice(name: string): ReadonlyMap<string, string> | undefined;
+  /** Views: the capture points of a text node (view.ts `CapturePoint`), when it has any. */
+  captures?(node: TextNode): readonly CapturePointLike[] | undefined;
+}
+
+/** A capture point as the generator reads it (view.ts `CapturePoint`). */
+export interface CapturePointLike {
+  index: number;
+  id: number;
+  edge: 'start' | 'end';
+  indentedOnly: boolean;
 }
 
 /** A file's `const` and `default` lines. */
@@ -143,6 +153,43 @@ class Generator {
     return `(ind === "" ? ${J(text)} : ${parts.join(' + ')})`;
   }
 
+  /**
+   * A text node with capture points: the text is written in pieces, and `S.m` gets (id, offset)
+   * at each point. Indentation written at a point's index goes inside the captured content:
+   * after a `start` point, before an `end` point.
+   */
+  capturedText(fn: Fn, node: TextNode, points: readonly CapturePointLike[]): void {
+    const L = fn.lines;
+    const { text, marks, bol } = node;
+    const lineStarts = bol ? [0, ...marks] : marks;
+    const sorted = [...points].sort((a, b) => a.index - b.index);
+    let last = 0;
+    let mi = 0;
+    const write = (to: number): void => {
+      // Text up to `to`, with the indentation of every line start before it.
+      while (mi < lineStarts.length && lineStarts[mi]! < to) {
+        const m = lineStarts[mi++]!;
+        if (m > last) L.push(`S.s += ${J(text.slice(last, m))};`);
+        L.push('S.s += ind;');
+        last = m;
+      }
+      if (to > last) L.push(`S.s += ${J(text.slice(last, to))};`);
+      last = to;
+    };
+    for (const p of sorted) {
+      write(p.index);
+      const atLineStart = mi < lineStarts.length && lineStarts[mi] === p.index;
+      const record = `(S.m ??= []).push(${p.id}, S.s.length);`;
+      const line = p.indentedOnly ? `if (ind !== "") ${record}` : record;
+      if (atLineStart && p.edge === 'end') {
+        L.push('S.s += ind;');
+        mi++;
+      }
+      L.push(line);
+    }
+    write(text.length);
+  }
+
   /** The indentation a standalone partial or block is rendered with. */
   indent(indent: string | null): string {
     if (indent === null) return '""';
@@ -229,7 +276,9 @@ class Generator {
     const L = fn.lines;
     const view = this.scope.view;
     if (node.type === 'text') {
-      L.push(`S.s += ${this.text(node)};`);
+      const points = this.scope.captures?.(node);
+      if (points !== undefined) this.capturedText(fn, node, points);
+      else L.push(`S.s += ${this.text(node)};`);
       return;
     }
     if (node.bol) L.push('S.s += ind;');

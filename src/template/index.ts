@@ -12,6 +12,7 @@ export {
   isTemplate,
   markerEnd,
   TEMPLATE_MARKER,
+  type CapturePoint,
   type CompiledView,
   type RenderInput,
   type RenderOutput,

@@ -68,6 +68,8 @@ export class RenderError extends Error {
 export class RenderState {
   /** The output so far. */
   s = '';
+  /** Views: output offsets recorded at capture points, as (id, offset) pairs (CapturePoint). */
+  m: number[] | undefined = undefined;
   /** The context stack: section values and alias frames, innermost last. */
   stack: unknown[];
   /** The object the last looked-up value was read from (`this` for an implicit method call). */

@@ -10,7 +10,7 @@ import { posix } from 'node:path';
 import { parse as parseYaml, parseDocument } from 'yaml';
 import { locate, type Code, type DiagnosticList } from '../diag/index.js';
 import { normalizePath, type SourceTree } from '../shared/index.js';
-import { walkTemplate, type Expr, type Node, type PathExpr } from './ast.js';
+import { walkTemplate, type Expr, type Node, type PathExpr, type TextNode } from './ast.js';
 import { generate, type Declaration, type Fallback, type UnitCode } from './codegen.js';
 import { parseTemplate } from './parse.js';
 import type { Pragma } from './pragma.js';
@@ -46,6 +46,28 @@ export interface ViewCompileOptions {
    * why not. Absent: every import is accepted. A namespace import asks for the name `*`.
    */
   checkImport?(module: string, name: string, file: string): true | string;
+  /**
+   * A load-time pass over each file's parse tree (the CSP and asset pass), run once per file
+   * before its render code is generated. It may rewrite text nodes' `text` (keeping `marks` in
+   * step) and returns the points where the renderer records output offsets into
+   * `RenderOutput.captured`. Once given, it stays set for the load (files compiled earlier
+   * without it are regenerated when a view compiled with it uses them).
+   */
+  prepare?(file: TemplateFile): readonly CapturePoint[] | undefined;
+}
+
+/**
+ * Where the renderer records an output offset: `index` into `node.text`, recorded as the pair
+ * (`id`, offset). At a line start, the indentation written there belongs to the content between
+ * a `start` and an `end` point. `indentedOnly`: recorded only when the file is rendered with
+ * indentation (a static block that re-indentation would change).
+ */
+export interface CapturePoint {
+  node: TextNode;
+  index: number;
+  id: number;
+  edge: 'start' | 'end';
+  indentedOnly: boolean;
 }
 
 export interface RenderInput {
@@ -69,6 +91,8 @@ export interface RenderOutput {
   cacheSeconds?: number;
   /** Rendering stopped at a run-time error (`html` ends with ⚠️). */
   failed?: true;
+  /** Pairs (id, offset into `html`) recorded at the `prepare` pass's capture points, in order. */
+  captured?: number[];
 }
 
 /** The parse tree of one file a view uses (for later passes such as CSP). */
@@ -124,6 +148,9 @@ interface Unit {
   svgFiles: Set<string>;
   linked: boolean;
   code?: UnitCode | null;
+  /** The `prepare` pass ran; its capture points by text node. */
+  prepared?: boolean;
+  captures?: Map<TextNode, CapturePoint[]>;
   blocks?: Set<string>;
   placementChecked?: boolean;
 }
@@ -132,6 +159,7 @@ interface Context {
   tree: SourceTree;
   diagnostics: DiagnosticList;
   checkImport: ViewCompileOptions['checkImport'];
+  prepare: ViewCompileOptions['prepare'];
   units: Map<string, Unit | null>;
   svgs: Map<string, string | null>;
 }
@@ -143,10 +171,11 @@ const contexts = new WeakMap<DiagnosticList, Context>();
 function contextOf(options: ViewCompileOptions): Context {
   let ctx = contexts.get(options.diagnostics);
   if (ctx === undefined || ctx.tree !== options.tree) {
-    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, units: new Map(), svgs: new Map() };
+    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, prepare: options.prepare, units: new Map(), svgs: new Map() };
     contexts.set(options.diagnostics, ctx);
   }
   ctx.checkImport = options.checkImport;
+  if (options.prepare !== undefined) ctx.prepare = options.prepare;
   return ctx;
 }
 
@@ -475,6 +504,20 @@ function linkUnit(ctx: Context, unit: Unit): void {
 
 /** Generates a unit's render code (once); its link then points at it. */
 function codeOf(ctx: Context, unit: Unit): UnitCode | null {
+  if (ctx.prepare !== undefined && !unit.prepared && unit.marker) {
+    unit.prepared = true;
+    const points = ctx.prepare(templateOf(unit));
+    if (points !== undefined && points.length > 0) {
+      unit.captures = new Map();
+      for (const p of points) {
+        const list = unit.captures.get(p.node);
+        if (list === undefined) unit.captures.set(p.node, [p]);
+        else list.push(p);
+      }
+    }
+    // Compiled before the pass was known (an HTML supplier's partial): generate it again.
+    if (unit.code) unit.code = undefined;
+  }
   if (unit.code !== undefined) return unit.code;
   const table: Record<string, Link> = Object.create(null);
   const links = new Map<string, Link>();
@@ -511,6 +554,7 @@ function codeOf(ctx: Context, unit: Unit): UnitCode | null {
           return table;
         },
         choice: (name: string) => unit.choices.get(name),
+        captures: unit.captures === undefined ? undefined : (node) => unit.captures!.get(node),
       },
       unit.decls,
       exprs,
@@ -522,6 +566,15 @@ function codeOf(ctx: Context, unit: Unit): UnitCode | null {
     unit.code = null;
   }
   return unit.code;
+}
+
+function templateOf(u: Unit): TemplateFile {
+  return {
+    file: u.file,
+    source: u.source,
+    nodes: u.nodes,
+    partials: Object.fromEntries([...u.partials].map(([name, d]) => [name, { kind: d.kind, file: d.file }])),
+  };
 }
 
 /** The view and every file it uses, view first (breadth-first). */
@@ -615,12 +668,7 @@ export function compileView(file: string, source: string, options: ViewCompileOp
     cacheSeconds,
     usesMessages: usesMessages(units),
     strategy: units.find((u) => u.strategy !== undefined)?.strategy,
-    templates: units.map((u) => ({
-      file: u.file,
-      source: u.source,
-      nodes: u.nodes,
-      partials: Object.fromEntries([...u.partials].map(([name, d]) => [name, { kind: d.kind, file: d.file }])),
-    })),
+    templates: units.map(templateOf),
     directories: [...new Set(units.flatMap((u) => u.directories))],
     render(input: RenderInput, thisValue?: unknown): RenderOutput | Promise<RenderOutput> {
       const S = new RenderState(thisValue === undefined ? [] : [thisValue]);
@@ -642,11 +690,13 @@ export function compileView(file: string, source: string, options: ViewCompileOp
         if (input.dev) html += `<!-- ${commentText(`${where.file}:${where.line}:${where.column}: ${errorMessage(error)}`)} -->`;
         const outcome: RenderOutput = { html, empty: false, failed: true };
         if (seconds !== undefined) outcome.cacheSeconds = seconds;
+        if (S.m !== undefined) outcome.captured = S.m;
         return outcome;
       };
       const finish = (): RenderOutput => {
         const outcome: RenderOutput = { html: S.s, empty: false };
         if (seconds !== undefined) outcome.cacheSeconds = seconds;
+        if (S.m !== undefined) outcome.captured = S.m;
         return outcome;
       };
       const then = (r: unknown, next: (v: unknown) => RenderOutput | Promise<RenderOutput>): RenderOutput | Promise<RenderOutput> =>

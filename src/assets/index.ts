@@ -1,0 +1,20 @@
+/**
+ * Static assets: SCSS compilation, content fingerprints, `📌` pins and private-file inlining
+ * (REFERENCE §1.6). The loader builds one AssetCatalog per load and wires it to the page pass
+ * of `src/csp` (rewrite and inline hooks).
+ */
+export {
+  AssetCatalog,
+  checkInlineText,
+  contentHash8,
+  fingerprintPath,
+  IMMUTABLE,
+  PIN,
+  PINNED,
+  resolveReference,
+  unpinnedPath,
+  type CatalogFile,
+  type CatalogOptions,
+  type ServedAsset,
+} from './catalog.js';
+export { ScssCompiler, type ScssSource } from './scss.js';
