@@ -1,7 +1,10 @@
 /**
- * SCSS stylesheets, compiled at load with dart-sass (`sass-embedded`: its Dart compiler runs in a
- * child process, ~3× faster than the pure-JS `sass` on large stylesheets), minified, and cached by
- * content hash across loads of the same process.
+ * SCSS stylesheets, compiled at load with dart-sass (the `sass` package, dart-sass compiled to
+ * JavaScript), minified, and cached by content hash across loads of the same process.
+ *
+ * Why not `sass-embedded` (~3× faster on large stylesheets): it ships its compiler as one optional
+ * package per platform, and `npm ci` refuses a lockfile that lacks any of them, which happens when
+ * a registry mirror carries only some platforms. The pure-JS package installs everywhere.
  *
  * Imports are app paths (REFERENCE §1.6.3): `@import "/dir/name"` reads `/dir/_name.scss`, then
  * `/dir/name.scss` (then `.css`, then `/dir/name/_index.scss`); relative imports resolve against
@@ -11,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { posix } from 'node:path';
-import type * as Sass from 'sass-embedded';
+import type * as Sass from 'sass';
 import type { DiagnosticList } from '../diag/index.js';
 
 export interface ScssSource {
@@ -45,10 +48,9 @@ function candidates(path: string): string[] {
   return [under(`_${base}.scss`), under(`${base}.scss`), under(`_${base}.css`), under(`${base}.css`), posix.join(path, '_index.scss'), posix.join(path, 'index.scss')];
 }
 
-/** Compiles the app's `.scss` files on demand, one dart-sass process per load. */
+/** Compiles the app's `.scss` files on demand. */
 export class ScssCompiler {
   #sass: typeof Sass | undefined;
-  #compiler: Sass.Compiler | undefined;
   readonly #results = new Map<string, string | null>();
 
   constructor(
@@ -76,12 +78,12 @@ export class ScssCompiler {
     })) {
       return hit.css;
     }
-    let compiler: Sass.Compiler;
+    let compiler: typeof Sass;
     try {
-      this.#sass ??= createRequire(import.meta.url)('sass-embedded') as typeof Sass;
-      compiler = this.#compiler ??= this.#sass.initCompiler();
+      // Loaded on first use: apps without SCSS never pay for it.
+      compiler = this.#sass ??= createRequire(import.meta.url)('sass') as typeof Sass;
     } catch (err) {
-      this.diagnostics.error('LW_ASSET_SCSS', `the Sass compiler (sass-embedded) could not start: ${(err as Error).message}`, path);
+      this.diagnostics.error('LW_ASSET_SCSS', `the Sass compiler could not start: ${(err as Error).message}`, path);
       return undefined;
     }
     const read = new Map<string, string>();
@@ -129,9 +131,8 @@ export class ScssCompiler {
     }
   }
 
-  /** Stops the dart-sass process (end of the load). */
+  /** Releases the compiler at the end of a load (nothing to stop with the pure-JS compiler). */
   dispose(): void {
-    this.#compiler?.dispose();
-    this.#compiler = undefined;
+    this.#sass = undefined;
   }
 }
