@@ -72,3 +72,13 @@ for (let r = 0; r < 3; r++) {
 rounds.sort((a, b) => a - b);
 const median = rounds[1];
 console.log(`overhead per call (median of 3): ${median.toFixed(2)} µs  (target <= 10 µs: ${median <= 10 ? 'met' : 'NOT met'})`);
+
+// For information: the path the server takes for a JSON endpoint (RunContext.share), where the
+// answer stays in the script realm and comes out as its JSON text; the baseline adds JSON.stringify.
+const shareCtx = { ...ctx, share: true };
+const shared = await script.run(shareCtx);
+if (shared.kind !== 'value' || shared.value.json !== expected) throw new Error(`unexpected shared outcome ${JSON.stringify(shared)}`);
+console.log('scenario "json endpoint", answer as JSON text (share: true)');
+const jsonBase = await time('plain function + stringify', async () => JSON.stringify(plain(data)), 1200);
+const jsonShared = await time('compiled script run(share)', () => script.run(shareCtx), 1200);
+console.log(`overhead per call: ${(jsonShared - jsonBase).toFixed(2)} µs`);

@@ -5,7 +5,7 @@
 import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
 import type { DiagnosticList } from '../diag/index.js';
 import { formatPattern, type RouteSpec } from '../router/index.js';
-import { compileScript, outcomeToResponse } from '../script/index.js';
+import { compileScript, outcomeToResponse, type RunOutcome } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
 import { compileView, type CompiledView, type RenderOutput } from '../template/index.js';
 import { hasTemplateMarker, type ClassifiedFile } from './classify.js';
@@ -159,35 +159,41 @@ function compileScriptEndpoint(
   return {
     ...base,
     kind: 'script',
-    async handle(req) {
+    handle(req) {
       const scope = new RequestScope(ctx.modules, req);
-      const outcome = await script.run({
+      const run = script.run({
         importValue: (m, n) => scope.value(consumer, m, n),
-        request: { path: req.path, url: scope.request().url },
+        request: scope.scriptRequest(),
+        share: true, // plain JSON answers are serialised without a copy (RunContext.share)
       });
-      const answer = outcomeToResponse(outcome, {
-        method: req.method,
-        path: req.path,
-        acceptsJson: req.acceptsJson,
-        ajax: req.headers['x-requested-with'] === 'XMLHttpRequest',
-      });
-      switch (answer.kind) {
-        case 'json':
-          return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: answer.body, headers: { 'Cache-Control': 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
-        case 'redirect':
-          return { type: 'redirect', status: answer.status, location: answer.location };
-        case 'reroute':
-          return ctx.reroute(answer.path, req);
-        case 'error': {
-          if (answer.status >= 500) {
-            const error = outcome.kind === 'error' || outcome.kind === 'limit' ? outcome.error : undefined;
-            ctx.modules.log(`${file.path}: ${error?.message ?? answer.message}`, { id: req.id, code: answer.code, file: file.path });
-          }
-          return { type: 'error', status: answer.status, code: answer.code, message: answer.message };
-        }
-      }
+      // A run that waited for nothing gives its outcome, and this its Reply, without a Promise.
+      return run instanceof Promise ? run.then((outcome) => reply(req, outcome)) : reply(req, run);
     },
   };
+
+  function reply(req: RequestInfo, outcome: RunOutcome): Reply | Promise<Reply> {
+    const answer = outcomeToResponse(outcome, {
+      method: req.method,
+      path: req.path,
+      acceptsJson: req.acceptsJson,
+      ajax: req.headers['x-requested-with'] === 'XMLHttpRequest',
+    });
+    switch (answer.kind) {
+      case 'json':
+        return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: answer.body, headers: { 'Cache-Control': 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
+      case 'redirect':
+        return { type: 'redirect', status: answer.status, location: answer.location };
+      case 'reroute':
+        return ctx.reroute(answer.path, req);
+      case 'error': {
+        if (answer.status >= 500) {
+          const error = outcome.kind === 'error' || outcome.kind === 'limit' ? outcome.error : undefined;
+          ctx.modules.log(`${file.path}: ${error?.message ?? answer.message}`, { id: req.id, code: answer.code, file: file.path });
+        }
+        return { type: 'error', status: answer.status, code: answer.code, message: answer.message };
+      }
+    }
+  }
 }
 
 export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset): ErrorPage | undefined {

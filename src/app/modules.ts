@@ -8,7 +8,7 @@
 import { LanewayError } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome } from '../script/index.js';
-import { utilModule } from '../script/index.js';
+import { openScriptValue, utilModule } from '../script/index.js';
 import type { CompiledView } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
@@ -73,6 +73,28 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers'>, consumer:
   };
 }
 
+/** `RunContext.request`: a class, not an object literal with a getter (those are slow to make). */
+class ScriptRequest {
+  readonly #scope: RequestScope;
+  readonly path: string;
+  constructor(scope: RequestScope) {
+    this.#scope = scope;
+    this.path = scope.req.path;
+  }
+  get url(): string {
+    return this.#scope.request().url;
+  }
+}
+
+/** A script supplier's exports, or the error its failure becomes for every consumer. */
+function exportsOf(supplier: SupplierFile, outcome: RunOutcome): Record<string, unknown> {
+  if (outcome.kind === 'value') return (outcome.value ?? {}) as Record<string, unknown>;
+  if (outcome.kind === 'thrown') {
+    throw new LanewayError('LW_SUPPLIER_FAILED', `the supplier ${supplier.path} threw`, { status: 500, cause: outcome.value });
+  }
+  throw outcome.error;
+}
+
 /** The value of a fixed-`values:` parameter: `$value` plus one boolean switch per option. */
 function paramValue(def: ParamDefinition | undefined, raw: string): unknown {
   if (def?.form !== 'values') return raw;
@@ -89,7 +111,7 @@ function paramValue(def: ParamDefinition | undefined, raw: string): unknown {
 export class RequestScope {
   readonly #system: ModuleSystem;
   readonly req: RequestInfo;
-  readonly #runs = new Map<SupplierFile, Promise<Record<string, unknown>>>();
+  readonly #runs = new Map<SupplierFile, Record<string, unknown> | Promise<Record<string, unknown>>>();
   #body: Promise<FieldMap> | undefined;
   #query: FieldMap | undefined;
   #cookies: Map<string, string> | undefined;
@@ -97,6 +119,11 @@ export class RequestScope {
   constructor(system: ModuleSystem, req: RequestInfo) {
     this.#system = system;
     this.req = req;
+  }
+
+  /** RunContext.request of the scripts of this request (the URL is built only if a script reads it). */
+  scriptRequest(): { path: string; readonly url: string } {
+    return new ScriptRequest(this);
   }
 
   /** The request as `Request` of `'🔗'` shows it. */
@@ -111,13 +138,17 @@ export class RequestScope {
     return (this.#body ??= parseBody(this.req));
   }
 
-  /** `importValue` for a consumer; `'📤'` names resolve through the supplier index. */
+  /**
+   * `importValue` for a script consumer; `'📤'` names resolve through the supplier index. A script
+   * supplier's objects and functions come as ScriptValues (see `renderInput` for host copies).
+   */
   value(consumer: Consumer, module: string, name: string): unknown {
     switch (module) {
       case '📤': {
         const provider = this.#system.suppliers.resolve(consumer, name);
         if (!provider) throw new LanewayError('LW_SUPPLIER_MISSING', `no supplier provides "${name}"`, { status: 500 });
-        return this.#run(provider.supplier).then((exports) => exports[provider.name]);
+        const exports = this.#run(provider.supplier);
+        return exports instanceof Promise ? exports.then((e) => e[provider.name]) : exports[provider.name];
       }
       case '🔗': {
         if (name === 'Request') return this.request();
@@ -157,16 +188,25 @@ export class RequestScope {
     return paramValue(this.#system.params.get(key), p.value);
   }
 
-  #run(supplier: SupplierFile): Promise<Record<string, unknown>> {
+  /** The exports of a supplier: evaluated on first use, at most once per request (a failure is kept too). */
+  #run(supplier: SupplierFile): Record<string, unknown> | Promise<Record<string, unknown>> {
     let run = this.#runs.get(supplier);
     if (!run) {
-      run = this.#evaluate(supplier);
+      try {
+        run = this.#evaluate(supplier);
+      } catch (e) {
+        run = Promise.reject(e);
+        run.catch(() => {}); // rejected again to each consumer; not an unhandled rejection
+        this.#runs.set(supplier, run);
+        throw e;
+      }
       this.#runs.set(supplier, run);
     }
     return run;
   }
 
-  async #evaluate(supplier: SupplierFile): Promise<Record<string, unknown>> {
+  /** Without a Promise when the supplier did not wait (script suppliers run synchronously until they do). */
+  #evaluate(supplier: SupplierFile): Record<string, unknown> | Promise<Record<string, unknown>> {
     const code = this.#system.code.get(supplier.path);
     const consumer: Consumer = { type: 'supplier', supplier };
     if (code?.view) {
@@ -179,21 +219,20 @@ export class RequestScope {
       return { [supplier.base]: render };
     }
     if (!code?.script) throw new LanewayError('LW_SUPPLIER_MISSING', `the supplier ${supplier.path} did not compile`);
-    const outcome: RunOutcome = await code.script.run({
+    // Its exports stay in the script realm: scripts of this request import them without a copy
+    // (shared, as a module's exports are); views get a host copy (renderInput).
+    const outcome = code.script.run({
       importValue: (m, n) => this.value(consumer, m, n),
-      request: { path: this.req.path, url: this.request().url },
+      request: this.scriptRequest(),
+      share: true,
     });
-    if (outcome.kind === 'value') return (outcome.value ?? {}) as Record<string, unknown>;
-    if (outcome.kind === 'thrown') {
-      throw new LanewayError('LW_SUPPLIER_FAILED', `the supplier ${supplier.path} threw`, { status: 500, cause: outcome.value });
-    }
-    throw outcome.error;
+    return outcome instanceof Promise ? outcome.then((o) => exportsOf(supplier, o)) : exportsOf(supplier, outcome);
   }
 
   /** What a view (or HTML supplier) rendered in this request needs. */
   renderInput(consumer: Consumer, onError?: (info: { file: string; line: number; column: number; error: unknown }) => void) {
     return {
-      importValue: (m: string, n: string) => this.value(consumer, m, n),
+      importValue: (m: string, n: string) => openScriptValue(this.value(consumer, m, n)),
       dev: this.#system.dev,
       onError:
         onError ??

@@ -6,12 +6,15 @@
 import * as acorn from 'acorn';
 import vm from 'node:vm';
 import { LanewayError } from '../diag/index.js';
-import { generateScript } from './generate.js';
-import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, toHost, toRealm, type RealmRun } from './realm.js';
-import { DEFAULT_LIMITS, type CompiledScript, type RunContext, type RunOutcome, type ScriptCompileOptions, type ScriptLimits } from './types.js';
+import { generateScript, type GeneratedScript } from './generate.js';
+import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, plainJson, shareValue, toHost, toRealm, type RealmRun } from './realm.js';
+import { DEFAULT_LIMITS, type CompiledScript, type ScriptKind, type RunContext, type RunOutcome, type ScriptCompileOptions, type ScriptLimits } from './types.js';
 import { validateScript } from './validate.js';
 
-type ScriptFunction = (run: RealmRun) => Promise<unknown[]>;
+type SourceLine = GeneratedScript['sourceLine'];
+
+/** The compiled script: its completion (or exports) in an array, or a realm Promise of it once it waited. */
+type ScriptFunction = (run: RealmRun) => unknown[] | PromiseLike<unknown[]>;
 
 /**
  * Compiles one script. Returns undefined when it has errors; every error is reported to
@@ -35,7 +38,7 @@ export function compileScript(file: string, source: string, options: ScriptCompi
     checkImport: options.checkImport,
   });
   if (!analysis) return undefined;
-  const code = generateScript(program, analysis, options.kind);
+  const { code, sourceLine } = generateScript(program, analysis, options.kind);
   const { kit, context } = getRealm();
   let fn: ScriptFunction;
   try {
@@ -53,7 +56,7 @@ export function compileScript(file: string, source: string, options: ScriptCompi
     kind: options.kind,
     imports,
     exports,
-    run: (ctx) => runScript(file, fn, imports, { ...baseLimits, ...ctx.limits }, ctx),
+    run: (ctx) => runScript(file, options.kind, fn, sourceLine, imports, exports, ctx.limits ? { ...baseLimits, ...ctx.limits } : baseLimits, ctx),
   };
 }
 
@@ -61,20 +64,30 @@ function scriptFilename(file: string): string {
   return `laneway-script:${file}`;
 }
 
-async function runScript(
+/**
+ * One run: synchronous until the script meets a Promise (an import or a host call that waits), so a
+ * script that never waits gives its outcome without a Promise.
+ */
+function runScript(
   file: string,
+  kind: ScriptKind,
   fn: ScriptFunction,
+  sourceLine: SourceLine,
   imports: Array<{ module: string; name: string }>,
+  exports: Array<{ exported: string }>,
   limits: ScriptLimits,
   ctx: RunContext,
-): Promise<RunOutcome> {
+): RunOutcome | Promise<RunOutcome> {
   const { kit } = getRealm();
-  let origin = '';
-  try {
-    origin = new URL(ctx.request.url).origin;
-  } catch {
-    // A relative URL: `Redirect….url` then has no origin.
-  }
+  // Only `Redirect….url` needs the origin: computed on first use (so is ctx.request.url).
+  const origin = (): string => {
+    try {
+      const o = new URL(ctx.request.url).origin;
+      return o === 'null' ? '' : o;
+    } catch {
+      return ''; // A relative URL: `Redirect….url` then has no origin.
+    }
+  };
   const imp = (i: number): unknown => {
     const { module, name } = imports[i]!;
     try {
@@ -83,19 +96,42 @@ async function runScript(
       throw errorToRealm(e instanceof LanewayError ? e : new LanewayError('LW_SCRIPT_IMPORT_FAILED', `${file}: the import of ${name} from '${module}' failed: ${String((e as Error)?.message ?? e)}`, { status: 500, cause: e }));
     }
   };
-  const run = kit.newRun(limits, ctx.request.path, origin === 'null' ? '' : origin, imp);
+  const run = kit.newRun(limits, ctx.request.path, origin, imp);
+  const complete = (result: unknown[]): RunOutcome => {
+    try {
+      run.finish();
+      if (ctx.share) {
+        const value = result[0];
+        if (kind !== 'endpoint') {
+          // The realm object of the exports was made by the generated code: data properties only.
+          const shared: Record<string, unknown> = Object.create(null);
+          for (const e of exports) shared[e.exported] = shareValue((value as Record<string, unknown>)[e.exported], file);
+          return { kind: 'value', value: shared };
+        }
+        const json = plainJson(value, limits);
+        if (json !== undefined) return { kind: 'value', value: shareValue(value, file, json) };
+      }
+      return { kind: 'value', value: toHost(result[0], limits) };
+    } catch (e) {
+      return classify(file, e, limits, sourceLine);
+    }
+  };
+  const failed = (e: unknown): RunOutcome => {
+    run.finish();
+    return classify(file, e, limits, sourceLine);
+  };
+  let out: unknown;
   try {
-    const result = await fn(run);
-    run.finish();
-    return { kind: 'value', value: toHost(result[0], limits) };
+    out = fn(run);
   } catch (e) {
-    run.finish();
-    return classify(file, e, limits);
+    return failed(e);
   }
+  if (kit.isPromise(out)) return new Promise<RunOutcome>((resolve) => kit.subscribe(out, (v) => resolve(complete(v as unknown[])), (e) => resolve(failed(e))));
+  return complete(out as unknown[]);
 }
 
 /** Maps whatever ended a run abnormally to its outcome. */
-function classify(file: string, e: unknown, limits: ScriptLimits): RunOutcome {
+function classify(file: string, e: unknown, limits: ScriptLimits, sourceLine: SourceLine): RunOutcome {
   const { kit } = getRealm();
   if (e instanceof OutputLimitError) {
     e.message = `${file}: ${e.message}`;
@@ -118,7 +154,7 @@ function classify(file: string, e: unknown, limits: ScriptLimits): RunOutcome {
     if (info.stackOverflow) {
       return { kind: 'limit', error: named(new LanewayError('LW_SCRIPT_DEPTH_LIMIT', `${file}: nested calls too deep (the call stack ran out)`, { status: 503 }), file) };
     }
-    const line = lineOf(info.stack, file);
+    const line = lineOf(info.stack, file, sourceLine);
     const error = new LanewayError('LW_SCRIPT_RUNTIME', `${file}${line ? `:${line}` : ''}: ${info.name}: ${info.message}`, { status: 500 });
     error.file = file;
     if (line) error.line = line;
@@ -142,11 +178,11 @@ function named(error: LanewayError, file: string): LanewayError {
   return error;
 }
 
-/** The script line of the first stack frame in the generated code (lines are kept aligned). */
-function lineOf(stack: string, file: string): number | undefined {
+/** The script line of the first stack frame in the generated code (see GeneratedScript.sourceLine). */
+function lineOf(stack: string, file: string, sourceLine: SourceLine): number | undefined {
   const marker = `${scriptFilename(file)}:`;
   const i = stack.indexOf(marker);
   if (i === -1) return undefined;
-  const m = /^(\d+):\d+/.exec(stack.slice(i + marker.length));
-  return m ? Number(m[1]) : undefined;
+  const m = /^(\d+):(\d+)/.exec(stack.slice(i + marker.length));
+  return m ? sourceLine(Number(m[1]), Number(m[2])) : undefined;
 }

@@ -4,14 +4,24 @@
  * Shape of the output (one line of header so that source line N stays line N):
  *
  *   (function ($lw_G, $lw_K) { "use strict"; const {Math, …} = $lw_G; const {$lw_P, …} = $lw_K;
- *     return async function ($lw_r) { …imports… …body… return [completion]; var $lw_t, …; }; })
+ *     return $lw_A(function* ($lw_r) { …imports… …body… return [completion]; var $lw_t, …; }); })
  *
  * - `$lw_r` is the run (budget counters, limits, request); each arrow starts with
  *   `if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow();` (depth, then CPU every N entries)
  *   and decrements the depth in a `finally`.
+ * - The top level is a generator function (made once per script) that `$lw_A` runs synchronously,
+ *   continuing asynchronously only from the first Promise it yields (realm-source.ts `drive`): a
+ *   run that waits for nothing gives its result without a Promise.
+ * - An arrow without a call that may wait (validate.ts) is a plain arrow; one with such calls is an
+ *   async arrow. When it is also pure (validate.ts FunctionInfo.pure: it changes nothing), it is
+ *   compiled twice, `$lw_M(((s, a) => (x) => { …run s, on a restart ($lw_B) run a… })(sync, async))`:
+ *   the synchronous variant makes each call that may wait only when the callee is a built-in that
+ *   cannot wait ($lw_q), and otherwise restarts the call in the async variant ($lw_bail; see the SY
+ *   comment in realm-source.ts). The async copy is written on one line; GeneratedScript.sourceLine
+ *   maps its positions back to script lines.
  * - A call that may wait compiles to `(($lw_t = f(x)) instanceof $lw_P ? ($lw_r.p(), $lw_t = await
- *   $lw_t, $lw_r.q(), $lw_t) : $lw_t)`: only a real Promise costs an await; p/q pause and resume
- *   the CPU clock around it.
+ *   $lw_t, $lw_r.q(), $lw_t) : $lw_t)` (`yield` at the top level): only a real Promise is waited
+ *   for; p/q pause and resume the CPU clock around it.
  * - Computed keys go through `$lw_key` (forbidden names), writes through `$lw_set` (forbidden names,
  *   hook functions, array length caps), `delete` through `$lw_del` (plain objects only).
  * - Top-level expression statements assign `$lw_cv`, so the completion value follows ECMAScript's
@@ -22,22 +32,44 @@ import type { ScriptKind } from './types.js';
 import type { Analysis, AnyNode, FunctionInfo } from './validate.js';
 import { GRANTED_GLOBALS } from './names.js';
 
-const KIT = ['$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply'];
+const KIT = ['$lw_A', '$lw_M', '$lw_Y', '$lw_B', '$lw_q', '$lw_bail', '$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply'];
 
 interface FnState {
   info: FunctionInfo;
   temps: number;
   top: boolean;
+  /** The synchronous variant of a pure waiting arrow: calls that could wait are checked ($lw_q). */
+  checked: boolean;
 }
 
-export function generateScript(program: AnyNode, analysis: Analysis, kind: ScriptKind): string {
-  return new Generator(analysis).program(program, kind);
+export interface GeneratedScript {
+  code: string;
+  /**
+   * The script line of a position (1-based line and column) in the generated code. Lines are kept
+   * aligned, except inside the second (async) copy of an arrow compiled twice, which is written on
+   * one line: positions there are mapped back.
+   */
+  sourceLine(line: number, column: number): number;
+}
+
+export function generateScript(program: AnyNode, analysis: Analysis, kind: ScriptKind): GeneratedScript {
+  const g = new Generator(analysis);
+  const code = g.program(program, kind);
+  return { code, sourceLine: g.lineMapper() };
 }
 
 class Generator {
   readonly #a: Analysis;
   #out: string[] = [];
   #line = 1;
+  /** 0-based column on the current output line. */
+  #col = 0;
+  /** > 0 while writing a copy whose lines are not aligned (see GeneratedScript.sourceLine). */
+  #shadow = 0;
+  /** [line, column (0-based), script line], in output order, inside unaligned copies. */
+  readonly #marks: Array<[number, number, number]> = [];
+  /** [start line, start column, end line, end column] of each unaligned copy. */
+  readonly #regions: Array<[number, number, number, number]> = [];
   #fn!: FnState;
 
   constructor(analysis: Analysis) {
@@ -47,8 +79,8 @@ class Generator {
   program(program: AnyNode, kind: ScriptKind): string {
     const globals = [...GRANTED_GLOBALS].filter((g) => g !== 'undefined' && g !== 'NaN' && g !== 'Infinity');
     this.#emit(`(function ($lw_G, $lw_K) { "use strict"; const {${globals.join(', ')}} = $lw_G; const {${KIT.join(', ')}} = $lw_K; `);
-    this.#emit('return async function ($lw_r) { $lw_S.cur = $lw_r; ');
-    this.#fn = { info: { node: null, calls: [], async: true }, temps: 0, top: true };
+    this.#emit('return $lw_A(function* ($lw_r) { $lw_S.cur = $lw_r; ');
+    this.#fn = { info: { node: null, calls: [], async: true, pure: false }, temps: 0, top: true, checked: false };
     this.#a.imports.forEach((imp, i) => {
       this.#emit(`const ${imp.local} = `);
       this.#awaitCall(() => this.#emit(`$lw_r.imp(${i})`));
@@ -64,7 +96,7 @@ class Generator {
       const fields = this.#a.exports.map((e) => `${JSON.stringify(e.exported)}: ${e.local}`);
       this.#emit(` return [{${fields.join(', ')}}];`);
     }
-    this.#emit(` var $lw_t, $lw_cv${this.#tempDeclarations()}; }; })`);
+    this.#emit(` var $lw_t, $lw_cv${this.#tempDeclarations()}; }); })`);
     return this.#out.join('');
   }
 
@@ -72,13 +104,38 @@ class Generator {
 
   #emit(text: string): void {
     this.#out.push(text);
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.#line++;
+    let last = -1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+      this.#line++;
+      last = i;
+    }
+    this.#col = last === -1 ? this.#col + text.length : text.length - last - 1;
   }
 
   /** Moves the output to the line a node starts on, so stack traces name the script's lines. */
   #sync(node: AnyNode): void {
     const target = node.loc?.start.line ?? this.#line;
+    if (this.#shadow > 0) {
+      this.#marks.push([this.#line, this.#col, target]);
+      return;
+    }
     if (target > this.#line) this.#emit('\n'.repeat(target - this.#line));
+  }
+
+  lineMapper(): (line: number, column: number) => number {
+    const marks = this.#marks;
+    const regions = this.#regions;
+    const before = (l1: number, c1: number, l2: number, c2: number): boolean => l1 < l2 || (l1 === l2 && c1 <= c2);
+    return (line, column) => {
+      const col = column - 1;
+      if (!regions.some(([l1, c1, l2, c2]) => before(l1, c1, line, col) && before(line, col, l2, c2))) return line;
+      let found = line;
+      for (const [l, c, src] of marks) {
+        if (!before(l, c, line, col)) break;
+        found = src;
+      }
+      return found;
+    };
   }
 
   #temp(): string {
@@ -425,14 +482,41 @@ class Generator {
 
   #arrow(node: AnyNode): void {
     const info = this.#a.functions.get(node)!;
+    if (!info.async || !info.pure) {
+      this.#arrowVariant(node, info, info.async, false);
+      return;
+    }
+    // A pure arrow that may wait (see the file comment): a wrapper of its own, so that the call of
+    // the synchronous variant can be inlined; the async copy is written on the current line, its
+    // positions mapped back (#sync).
+    const rest = node.params.some((p: AnyNode) => p.type === 'RestElement');
+    const params = rest ? '...$lw_as' : node.params.map((_: AnyNode, i: number) => `$lw_a${i}`).join(', ');
+    const args = rest ? '...$lw_as' : params;
+    this.#emit(
+      `$lw_M((($lw_sv, $lw_av) => (${params}) => { if ($lw_Y.on) $lw_bail(); $lw_Y.on = true; ` +
+        `try { return $lw_sv(${args}); } catch ($lw_x) { if ($lw_x !== $lw_B) throw $lw_x; } finally { $lw_Y.on = false; } ` +
+        `return $lw_av(${args}); })(`,
+    );
+    this.#arrowVariant(node, info, false, true);
+    this.#emit(', ');
+    const start: [number, number] = [this.#line, this.#col];
+    this.#shadow++;
+    this.#marks.push([this.#line, this.#col, node.loc?.start.line ?? this.#line]);
+    this.#arrowVariant(node, info, true, false);
+    this.#shadow--;
+    this.#regions.push([start[0], start[1], this.#line, this.#col]);
+    this.#emit('))');
+  }
+
+  #arrowVariant(node: AnyNode, info: FunctionInfo, isAsync: boolean, checked: boolean): void {
     const outer = this.#fn;
-    this.#fn = { info, temps: 0, top: false };
-    this.#emit(info.async ? '(async (' : '((');
+    this.#fn = { info, temps: 0, top: false, checked };
+    this.#emit(isAsync ? '(async (' : '((');
     node.params.forEach((p: AnyNode, i: number) => {
       if (i) this.#emit(', ');
       this.#pattern(p);
     });
-    this.#emit(') => { if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow(); $lw_S.cur = $lw_r; try { ');
+    this.#emit(') => { if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow(); if ($lw_S.cur !== $lw_r) $lw_S.cur = $lw_r; try { ');
     if (node.body.type === 'BlockStatement') {
       for (const s of node.body.body) this.#statement(s);
     } else {
@@ -442,7 +526,7 @@ class Generator {
       this.#emit('); ');
     }
     this.#emit('} finally { $lw_r.d--; }');
-    const temps = (info.async ? ['$lw_t'] : []).concat(Array.from({ length: this.#fn.temps }, (_, i) => `$lw_${i + 1}`));
+    const temps = (isAsync ? ['$lw_t'] : []).concat(Array.from({ length: this.#fn.temps }, (_, i) => `$lw_${i + 1}`));
     if (temps.length) this.#emit(` var ${temps.join(', ')};`);
     this.#emit(' })');
     this.#fn = outer;
@@ -452,7 +536,7 @@ class Generator {
   #awaitCall(emitCall: () => void): void {
     this.#emit('(($lw_t = ');
     emitCall();
-    this.#emit(') instanceof $lw_P ? ($lw_r.p(), $lw_t = await $lw_t, $lw_r.q(), $lw_t) : $lw_t)');
+    this.#emit(`) instanceof $lw_P ? ($lw_r.p(), $lw_t = ${this.#fn.top ? 'yield' : 'await'} $lw_t, $lw_r.q(), $lw_t) : $lw_t)`);
   }
 
   #arguments(args: AnyNode[]): void {
@@ -476,7 +560,44 @@ class Generator {
       this.#arguments(node.arguments);
     };
     if (this.#a.syncCalls.has(node)) emitCall();
+    else if (this.#fn.checked) this.#checkedCall(node);
     else this.#awaitCall(emitCall);
+  }
+
+  /**
+   * A call that could wait, in a synchronous variant: made only when the callee is a built-in
+   * that cannot wait or change anything ($lw_q), otherwise the variant is abandoned ($lw_bail):
+   * `($lw_1 = o, $lw_2 = $lw_1.m, $lw_q($lw_2) ? $lw_2.call($lw_1, args) : $lw_bail())`.
+   */
+  #checkedCall(node: AnyNode): void {
+    this.#sync(node);
+    const callee = node.callee;
+    const emitArgs = (): void => {
+      for (const a of node.arguments) {
+        this.#emit(', ');
+        if (a.type === 'SpreadElement') {
+          this.#emit('...');
+          this.#expression(a.argument);
+        } else {
+          this.#expression(a);
+        }
+      }
+    };
+    const f = this.#temp();
+    if (callee.type === 'MemberExpression') {
+      const o = this.#temp();
+      this.#emit(`((${o} = `);
+      this.#operand(callee.object);
+      this.#emit(`), ${f} = ${o}`);
+      this.#memberAccess(callee);
+      this.#emit(`, $lw_q(${f}) ? ${f}.call(${o}`);
+    } else {
+      this.#emit(`((${f} = `);
+      this.#expression(callee);
+      this.#emit(`), $lw_q(${f}) ? ${f}.call(undefined`);
+    }
+    emitArgs();
+    this.#emit(') : $lw_bail())');
   }
 
   #newExpression(node: AnyNode): void {

@@ -19,7 +19,9 @@
  * A redirect target that is not a same-origin path (`//x`, `/\x`, control characters) or an
  * absolute http(s) URL is refused with 500: CR/LF never reach a header.
  */
+import { LanewayError } from '../diag/index.js';
 import { WebSafe } from '../shared/index.js';
+import { ScriptValue } from './realm.js';
 import type { ResponseRequest, RunOutcome, ScriptResponse } from './types.js';
 import { ScriptRedirect, checkAppPath, checkExternalUrl } from './redirect.js';
 
@@ -42,6 +44,18 @@ export function outcomeToResponse(outcome: RunOutcome, request: ResponseRequest)
 }
 
 function valueResponse(value: unknown, request: ResponseRequest): ScriptResponse {
+  if (value instanceof ScriptValue) {
+    // Plain data checked during the run (RunContext.share): its JSON is ready.
+    if (value.json !== undefined) return { kind: 'json', status: 200, body: value.json, failed: false };
+    try {
+      value = value.toHost();
+    } catch (e) {
+      const limit = e instanceof LanewayError && e.status === 503;
+      return limit
+        ? { kind: 'error', status: 503, message: 'The script took too long or used too much memory.', code: (e as LanewayError).code }
+        : { kind: 'error', status: 500, message: 'The script emitted a value that cannot be sent as JSON.', code: 'LW_SCRIPT_BAD_OUTPUT' };
+    }
+  }
   const canReroute = request.ajax && REROUTE_METHODS.has(request.method.toUpperCase());
   if (value instanceof ScriptRedirect) {
     const location = checkAppPath(value.location);

@@ -19,9 +19,9 @@
 export const REALM_SOURCE = String.raw`(function (host) {
 'use strict';
 // 1. Intrinsics ------------------------------------------------------------------------------
-const OObject = Object, OArray = Array, OString = String, ONumber = Number, OJSON = JSON, ODate = Date;
+const OObject = Object, OArray = Array, OString = String, ONumber = Number, OBoolean = Boolean, OJSON = JSON, ODate = Date;
 const OPromise = Promise, OMath = Math, OTypeError = TypeError, ORangeError = RangeError, OError = Error;
-const OSet = Set, OWeakMap = WeakMap;
+const OSet = Set, OWeakMap = WeakMap, OWeakSet = WeakSet;
 const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
 const getDesc = OObject.getOwnPropertyDescriptor, defProp = OObject.defineProperty, getProto = OObject.getPrototypeOf;
 const freeze = OObject.freeze, keys = OObject.keys, isArray = OArray.isArray, hasOwn = OObject.hasOwn;
@@ -34,6 +34,7 @@ const call = (f, self, ...args) => apply(f, self, args);
 const push = (a, v) => apply(A.push, a, [v]);
 const then = PP.then;
 const noop = () => {};
+const isP = (v) => v instanceof OPromise;
 const AsyncFunctionPrototype = getProto(async function () {});
 const SymIterator = Symbol.iterator, SymToPrimitive = Symbol.toPrimitive;
 const now = host.now;
@@ -60,7 +61,7 @@ class Run {
     this.n = TICKS; this.d = 0; this.md = l.maxDepth; this.maxD = l.maxDepth;
     this.ms = l.maxStringLength; this.ma = l.maxArrayLength; this.cpu = l.cpuMs;
     this.used = 0; this.slice = now(); this.paused = false; this.dead = null; this.done = false;
-    this.req = req; this.hostImp = imp;
+    this.req = req; this.hostImp = imp; this.org = null;
   }
   // Called at a function entry when the depth passed md or every TICKS entries. When it throws,
   // the entering frame's finally never runs, so it undoes that frame's depth itself.
@@ -85,13 +86,16 @@ class Run {
   q() { if (this.paused) { this.paused = false; this.slice = now(); } S.cur = this; }
   // At every catch entry: limits and forbidden accesses are not catchable.
   chk(e) {
+    if (e === BAIL) throw e;
     this.q();
     if (this.dead !== null) throw this.dead;
     if (e instanceof Signal) { this.kill(e); throw e; }
     if (isStackOverflow(e)) this.fail('LW_SCRIPT_DEPTH_LIMIT', 'nested calls too deep (the call stack ran out)');
   }
   imp(i) { return this.hostImp(i); }
-  finish() { this.p(); this.done = true; this.md = 0; this.hostImp = null; }
+  origin() { if (this.org === null) this.org = OString(this.req.origin()); return this.org; }
+  // No clock reading: nothing counts the CPU time of a finished run (see slow() for later calls).
+  finish() { this.paused = true; this.done = true; this.md = 0; this.hostImp = null; }
 }
 
 const key = (k) => {
@@ -135,7 +139,7 @@ const callable = (f, what) => { if (typeof f !== 'function') throw new OTypeErro
 const loop = (n, step, on, done) => {
   for (let i = 0; i < n; i++) {
     const v = step(i);
-    if (v instanceof OPromise) return loopAsync(i, v, n, step, on, done);
+    if (isP(v)) return loopAsync(i, v, n, step, on, done);
     if (on(i, v)) return done(true, i);
   }
   return done(false, -1);
@@ -143,40 +147,116 @@ const loop = (n, step, on, done) => {
 const loopAsync = async (i, v, n, step, on, done) => {
   const r = S.cur;
   for (;;) {
-    if (v instanceof OPromise) { if (r) r.p(); v = await v; if (r) r.q(); }
+    if (isP(v)) { if (r) r.p(); v = await v; if (r) r.q(); }
     if (on(i, v)) return done(true, i);
     if (++i >= n) return done(false, -1);
     v = step(i);
   }
 };
+// The top level of a script is a generator function that yields only the Promises it meets (a
+// waiting import or host call); drive() runs it synchronously and continues asynchronously from
+// the first Promise, so a script that meets none gives its result without a Promise.
+const drive = (g) => {
+  const r = g.next();
+  return r.done ? r.value : driveAsync(g, r.value);
+};
+const driveAsync = async (g, p) => {
+  for (;;) {
+    let v, failed = false;
+    try { v = await p; } catch (e) { v = e; failed = true; }
+    const r = failed ? g.throw(v) : g.next(v);
+    if (r.done) return r.value;
+    p = r.value;
+  }
+};
+const topLevel = (g) => (r) => drive(g(r));
+
+// An arrow that may wait but changes nothing (validate.ts FunctionInfo.pure) is compiled twice: a
+// synchronous variant s, whose calls that could wait are made only when the callee is a built-in
+// in PURE (no callback, no change to an existing object, no Promise), and the async variant a.
+// The generated wrapper (generate.ts) runs s with SY.on set and, when s meets any other callee
+// ($lw_bail) or reaches a host bridge (bridges bail while SY.on), runs a from the start instead:
+// s has changed nothing and called no host function, so the restart cannot be observed.
+// Callbacks such as (p) => p.tags.includes(t) thus cost no Promise.
+const BAIL = freeze({ restart: true });
+const SY = { on: false };
+const bail = () => { throw BAIL; };
+// Wrappers of such arrows carry WAITS, so that sort knows their comparisons may wait. (A symbol:
+// scripts cannot name it; cheaper than a WeakSet.)
+const WAITS = Symbol('waits');
+const markWaiting = (f) => { f[WAITS] = true; return f; };
+// Built-ins in PURE carry PURE (set in step 5, once they are patched, before they are frozen).
+const PURE = Symbol('pure');
+const pure = (f) => f != null && f[PURE] === true;
+// The common callbacks run in a plain loop; only from the first Promise a callback returns does
+// the rest go through loopAsync (with the same step/on/done as loop would use).
+const cb3 = (cb, thisArg, x, i, a) => thisArg === undefined ? cb(x, i, a) : apply(cb, thisArg, [x, i, a]);
 const arrayMethods = {
   forEach(cb, thisArg) {
     const a = this, n = a.length; callable(cb, 'forEach callback');
-    return loop(n, (i) => call(cb, thisArg, a[i], i, a), () => false, () => undefined);
+    for (let i = 0; i < n; i++) {
+      const v = cb3(cb, thisArg, a[i], i, a);
+      if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), () => false, () => undefined);
+    }
+    return undefined;
   },
   map(cb, thisArg) {
     const a = this, n = a.length, out = []; callable(cb, 'map callback');
-    return loop(n, (i) => call(cb, thisArg, a[i], i, a), (i, v) => { out[i] = v; return false; }, () => out);
+    for (let i = 0; i < n; i++) {
+      const v = cb3(cb, thisArg, a[i], i, a);
+      if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), (k, w) => { push(out, w); return false; }, () => out);
+      push(out, v);
+    }
+    return out;
   },
   filter(cb, thisArg) {
     const a = this, n = a.length, out = []; let el; callable(cb, 'filter callback');
-    return loop(n, (i) => { el = a[i]; return call(cb, thisArg, el, i, a); }, (i, v) => { if (v) push(out, el); return false; }, () => out);
+    for (let i = 0; i < n; i++) {
+      el = a[i];
+      const v = cb3(cb, thisArg, el, i, a);
+      if (isP(v)) {
+        return loopAsync(i, v, n, (k) => { el = a[k]; return cb3(cb, thisArg, el, k, a); }, (k, w) => { if (w) push(out, el); return false; }, () => out);
+      }
+      if (v) push(out, el);
+    }
+    return out;
   },
   some(cb, thisArg) {
-    const a = this; callable(cb, 'some callback');
-    return loop(a.length, (i) => call(cb, thisArg, a[i], i, a), (i, v) => !!v, (found) => found);
+    const a = this, n = a.length; callable(cb, 'some callback');
+    for (let i = 0; i < n; i++) {
+      const v = cb3(cb, thisArg, a[i], i, a);
+      if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), (k, w) => !!w, (found) => found);
+      if (v) return true;
+    }
+    return false;
   },
   every(cb, thisArg) {
-    const a = this; callable(cb, 'every callback');
-    return loop(a.length, (i) => call(cb, thisArg, a[i], i, a), (i, v) => !v, (found) => !found);
+    const a = this, n = a.length; callable(cb, 'every callback');
+    for (let i = 0; i < n; i++) {
+      const v = cb3(cb, thisArg, a[i], i, a);
+      if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), (k, w) => !w, (found) => !found);
+      if (!v) return false;
+    }
+    return true;
   },
   find(cb, thisArg) {
-    const a = this; let el; callable(cb, 'find callback');
-    return loop(a.length, (i) => { el = a[i]; return call(cb, thisArg, el, i, a); }, (i, v) => !!v, (found) => found ? el : undefined);
+    const a = this, n = a.length; let el; callable(cb, 'find callback');
+    for (let i = 0; i < n; i++) {
+      el = a[i];
+      const v = cb3(cb, thisArg, el, i, a);
+      if (isP(v)) return loopAsync(i, v, n, (k) => { el = a[k]; return cb3(cb, thisArg, el, k, a); }, (k, w) => !!w, (found) => found ? el : undefined);
+      if (v) return el;
+    }
+    return undefined;
   },
   findIndex(cb, thisArg) {
-    const a = this; callable(cb, 'findIndex callback');
-    return loop(a.length, (i) => call(cb, thisArg, a[i], i, a), (i, v) => !!v, (found, i) => found ? i : -1);
+    const a = this, n = a.length; callable(cb, 'findIndex callback');
+    for (let i = 0; i < n; i++) {
+      const v = cb3(cb, thisArg, a[i], i, a);
+      if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), (k, w) => !!w, (found, k) => found ? k : -1);
+      if (v) return i;
+    }
+    return -1;
   },
   findLast(cb, thisArg) {
     const a = this, n = a.length; let el; callable(cb, 'findLast callback');
@@ -191,7 +271,12 @@ const arrayMethods = {
     let acc, start = 0;
     if (init.length) acc = init[0];
     else { if (n === 0) throw new OTypeError('Reduce of empty array with no initial value'); acc = a[0]; start = 1; }
-    return loop(n - start, (j) => call(cb, undefined, acc, a[j + start], j + start, a), (j, v) => { acc = v; return false; }, () => acc);
+    for (let j = 0; j < n - start; j++) {
+      const v = cb(acc, a[j + start], j + start, a);
+      if (isP(v)) return loopAsync(j, v, n - start, (k) => cb(acc, a[k + start], k + start, a), (k, w) => { acc = w; return false; }, () => acc);
+      acc = v;
+    }
+    return acc;
   },
   reduceRight(cb, ...init) {
     const a = this, n = a.length; callable(cb, 'reduceRight callback');
@@ -234,32 +319,32 @@ const arrayMethods = {
 const compare = (x, y) => { const xs = OString(x), ys = OString(y); return xs < ys ? -1 : xs > ys ? 1 : 0; };
 const sortArray = (a, cmp) => {
   if (cmp !== undefined) callable(cmp, 'sort comparator');
-  if (cmp !== undefined && getProto(cmp) === AsyncFunctionPrototype) return sortAsync(a, cmp);
+  if (cmp !== undefined && (cmp[WAITS] === true || getProto(cmp) === AsyncFunctionPrototype)) return drive(sortWaiting(a, cmp));
   const fn = cmp === undefined ? compare : (x, y) => {
     const r = cmp(x, y);
-    if (r instanceof OPromise) { apply(then, r, [undefined, noop]); throw new OTypeError('this sort comparator waits for a result: compare plain values'); }
+    if (isP(r)) { apply(then, r, [undefined, noop]); throw new OTypeError('this sort comparator waits for a result: compare plain values'); }
     return r;
   };
   return apply(A.sort, a, [fn]);
 };
-// Merge sort that waits for each comparison (a comparator that calls a method compiles to async).
-const sortAsync = async (a, cmp) => {
+// Merge sort that waits for each comparison that gives a Promise (a comparator that may wait;
+// run by drive(), so it is synchronous until a comparison meets one).
+const sortWaiting = function* (a, cmp) {
   const r = S.cur;
   const defined = [], undef = [];
   for (let i = 0; i < a.length; i++) push(a[i] === undefined ? undef : defined, a[i]);
-  const cmpw = async (x, y) => {
-    let v = cmp(x, y);
-    if (v instanceof OPromise) { if (r) r.p(); v = await v; if (r) r.q(); }
-    v = ONumber(v);
-    return v !== v ? 0 : v;
-  };
   let src = defined, width = 1;
   while (width < src.length) {
     const dst = [];
     for (let lo = 0; lo < src.length; lo += 2 * width) {
       const mid = OMath.min(lo + width, src.length), hi = OMath.min(lo + 2 * width, src.length);
       let i = lo, j = mid;
-      while (i < mid && j < hi) push(dst, (await cmpw(src[j], src[i])) < 0 ? src[j++] : src[i++]);
+      while (i < mid && j < hi) {
+        let v = cmp(src[j], src[i]);
+        if (isP(v)) { if (r) r.p(); v = yield v; if (r) r.q(); }
+        v = ONumber(v);
+        push(dst, v < 0 ? src[j++] : src[i++]);
+      }
       while (i < mid) push(dst, src[i++]);
       while (j < hi) push(dst, src[j++]);
     }
@@ -279,7 +364,7 @@ const joinArray = (a, sep, st, stack) => {
     const s = e === undefined || e === null ? '' : isArray(e) ? joinArray(e, ',', st, stack) : OString(e);
     st.size += s.length + sep.length;
     if (st.size > l.ms) limitString();
-    parts[i] = s;
+    push(parts, s);
   }
   apply(A.pop, stack, []);
   return apply(A.join, parts, [sep]);
@@ -325,13 +410,14 @@ const replaceString = (str, pattern, replacement, all) => {
   };
   const pieces = [];
   if (typeof replacement === 'function') {
+    if (SY.on) bail(); // a script function: not from a synchronous variant (see the SY comment)
     return loop(positions.length, (k) => call(replacement, undefined, pattern, positions[k], str),
-      (k, v) => { pieces[k] = OString(v); return false; }, () => build(pieces));
+      (k, v) => { push(pieces, OString(v)); return false; }, () => build(pieces));
   }
   replacement = OString(replacement);
   const plain = apply(S_.indexOf, replacement, ['$']) === -1;
   for (let k = 0; k < positions.length; k++) {
-    pieces[k] = plain ? replacement : substitution(replacement, pattern, positions[k], str);
+    push(pieces, plain ? replacement : substitution(replacement, pattern, positions[k], str));
     if (pieces[k].length * (positions.length - k) > l.ms) limitString();
   }
   return build(pieces);
@@ -447,7 +533,7 @@ class RedirectBuilder {
   form(x) { st(this).form = x; return this; }
   get url() {
     const s = st(this), loc = locationOf(s);
-    const origin = S.cur ? S.cur.req.origin : '';
+    const origin = S.cur ? S.cur.origin() : '';
     const q = apply(S_.indexOf, loc, ['?']), h = apply(S_.indexOf, loc, ['#']);
     const end = q >= 0 ? q : h >= 0 ? h : loc.length;
     return freeze({ href: origin + loc, origin: origin, pathname: apply(S_.slice, loc, [0, end]),
@@ -565,17 +651,29 @@ const ArrayFacade = {
   of(...items) { return ca(items); },
   from(src, mapFn) {
     if (src === null || src === undefined) throw new OTypeError('Array.from needs an array, a string or {length: n}');
-    let items;
-    if (typeof src === 'string' || isArray(src)) items = apply(OArray.from, OArray, [src]);
-    else if (typeof src[SymIterator] === 'function') items = apply(OArray.from, OArray, [src]);
-    else {
-      const n = ONumber(src.length) || 0;
+    let items = null, n;
+    if (typeof src === 'string' || isArray(src) || typeof src[SymIterator] === 'function') {
+      items = ca(apply(OArray.from, OArray, [src]));
+      n = items.length;
+    } else {
+      n = ONumber(src.length) || 0;
       if (n > lim().ma) limitArray();
-      items = [];
-      for (let i = 0; i < n; i++) items[i] = src[i];
     }
-    ca(items);
-    return mapFn === undefined ? items : call(arrayMethods.map, items, mapFn);
+    if (mapFn === undefined) {
+      if (items !== null) return items;
+      items = [];
+      for (let i = 0; i < n; i++) push(items, src[i]);
+      return items;
+    }
+    callable(mapFn, 'Array.from callback');
+    // One pass; the callback gets (value, index), as in JavaScript.
+    const from = items !== null ? items : src, out = [];
+    for (let i = 0; i < n; i++) {
+      const v = mapFn(from[i], i);
+      if (isP(v)) return loopAsync(i, v, n, (k) => mapFn(from[k], k), (k, w) => { push(out, w); return false; }, () => out);
+      push(out, v);
+    }
+    return out;
   },
 };
 const statics = (f, names, from) => {
@@ -589,11 +687,33 @@ const StringFacade = statics((...a) => a.length ? OString(a[0]) : '', ['fromChar
 const BooleanFacade = freeze((v) => !!v);
 
 // Bridges to host functions (membrane, realm.ts). invoke(thisArg, args, isNew) is the host side.
-const bridge = (invoke) => function (...args) { return invoke(this, args, new.target !== undefined); };
+// While a synchronous variant runs, a bridge restarts it instead (see the SY comment): no host call from there.
+const bridge = (invoke) => function (...args) { if (SY.on) bail(); return invoke(this, args, new.target !== undefined); };
 
 // 5. Patch and freeze ---------------------------------------------------------------------------------
 for (const n of keys(arrayMethods)) defProp(AP, n, { value: arrayMethods[n], writable: true, enumerable: false, configurable: true });
 for (const n of keys(stringMethods)) defProp(SP, n, { value: stringMethods[n], writable: true, enumerable: false, configurable: true });
+// Built-ins a synchronous variant may call: they call no script function (replace/replaceAll bail
+// before calling a replacement function), change no existing object and return no Promise.
+// Conversions they make of objects reach only realm built-ins, Laneway's own types, or bridges,
+// which bail.
+const pureNames = (proto, names) => {
+  for (let i = 0; i < names.length; i++) {
+    const f = proto[names[i]];
+    if (typeof f === 'function' && !hasOwn(f, PURE)) defProp(f, PURE, { value: true });
+  }
+};
+pureNames(SP, ['at', 'charAt', 'charCodeAt', 'codePointAt', 'concat', 'endsWith', 'includes', 'indexOf', 'isWellFormed',
+  'lastIndexOf', 'localeCompare', 'normalize', 'padEnd', 'padStart', 'repeat', 'replace', 'replaceAll', 'slice', 'split',
+  'startsWith', 'substring', 'substr', 'toLocaleLowerCase', 'toLocaleUpperCase', 'toLowerCase', 'toString',
+  'toUpperCase', 'toWellFormed', 'trim', 'trimEnd', 'trimStart', 'valueOf']);
+pureNames(AP, ['at', 'concat', 'flat', 'includes', 'indexOf', 'join', 'lastIndexOf', 'slice', 'toLocaleString',
+  'toReversed', 'toSpliced', 'toString', 'with']);
+pureNames(ONumber.prototype, ['toExponential', 'toFixed', 'toLocaleString', 'toPrecision', 'toString', 'valueOf']);
+pureNames(OBoolean.prototype, ['toString', 'valueOf']);
+pureNames(OP, ['hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', 'toString', 'valueOf']);
+pureNames(LDate.prototype, DATE_READERS);
+pureNames(SafeHtml.prototype, ['toString']);
 const G = {
   Redirect: freeze(Redirect), Math: OMath, JSON: freeze(JSONFacade), Date: LDate, Number: NumberFacade,
   String: StringFacade, Boolean: BooleanFacade, Array: freeze(ArrayFacade), Object: freeze(ObjectFacade),
@@ -624,13 +744,13 @@ harden(G); harden(Signal); harden(Run); harden(LDate); harden(SafeHtml); harden(
 harden(AsyncFunctionPrototype); harden(getProto(function* () {})); harden(getProto(async function* () {}));
 harden(getProto([][SymIterator]())); harden(getProto(''[SymIterator]()));
 
-const K = freeze({ $lw_P: OPromise, $lw_key: key, $lw_set: set, $lw_del: del, $lw_pk: pk, $lw_cs: cs, $lw_ca: ca,
+const K = freeze({ $lw_A: topLevel, $lw_M: markWaiting, $lw_Y: SY, $lw_B: BAIL, $lw_q: pure, $lw_bail: bail, $lw_P: OPromise, $lw_key: key, $lw_set: set, $lw_del: del, $lw_pk: pk, $lw_cs: cs, $lw_ca: ca,
   $lw_S: S, $lw_apply: apply });
 
 // The host's view. Nothing here is ever handed to a script.
 return freeze({
-  G: G, K: K,
-  newRun: (l, path, origin, imp) => new Run(l, freeze({ path: path, origin: origin }), imp),
+  G: G, K: K, OP: OP, AP: AP,
+  newRun: (l, path, origin, imp) => new Run(l, { path: path, origin: origin }, imp),
   newObject: () => ({}),
   newArray: () => [],
   newDate: (t) => new LDate(t),
@@ -661,7 +781,7 @@ return freeze({
     if (E === OError && name !== 'Error') defProp(e, 'name', { value: name, writable: true, configurable: true });
     return e;
   },
-  isPromise: (v) => v instanceof OPromise,
+  isPromise: isP,
   fromHost: (subscribe) => { const p = new OPromise(subscribe); apply(then, p, [undefined, noop]); return p; },
   subscribe: (p, onValue, onError) => { apply(then, p, [onValue, onError]); },
   bridge: bridge,

@@ -32,7 +32,10 @@ type RealmFunction = (...args: unknown[]) => unknown;
 export interface RealmKit {
   G: object;
   K: object;
-  newRun(limits: ScriptLimits, path: string, origin: string, imp: (i: number) => unknown): RealmRun;
+  /** The realm's Object.prototype and Array.prototype (frozen). */
+  OP: object;
+  AP: object;
+  newRun(limits: ScriptLimits, path: string, origin: () => string, imp: (i: number) => unknown): RealmRun;
   newObject(): Record<string, unknown>;
   newArray(): unknown[];
   newDate(time: number): object;
@@ -96,13 +99,70 @@ const wrappers = new WeakMap<object, RealmFunction>();
 const wrapped = new WeakMap<object, object>();
 /** Realm copy of a host class instance → the instance (so it can be passed back to the host). */
 const copies = new WeakMap<object, object>();
+/** Whether `copies` was ever written (plainJson skips the lookup until then). */
+let anyCopies = false;
 /** Realm error made from a host error → the host error. */
 const hostErrors = new WeakMap<object, unknown>();
 /** Frozen host object → its frozen realm copy (e.g. the 'util' module, read by every request). */
 const frozenCopies = new WeakMap<object, RealmValue>();
 
+const hostPush = Array.prototype.push;
 const OBJECT_PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 const SKIP_STATICS = new Set(['length', 'name', 'prototype', 'caller', 'arguments']);
+
+// ---- values kept in the realm -----------------------------------------------------------------
+
+const SHARE = Symbol('ScriptValue');
+
+/**
+ * A script's value kept inside the realm (a supplier's export, an endpoint's completion value), so
+ * that another script of the same request receives it without a copy: `toRealm` passes it through
+ * as the very same realm value. Host code never opens it; `toHost()` gives a host copy (data
+ * properties only, within the limits) for views and the HTTP layer. Only this module makes them,
+ * so a ScriptValue never wraps a host object.
+ */
+export class ScriptValue {
+  readonly #value: RealmValue;
+  readonly #file: string;
+  /** The JSON of the value, when it is plain data checked during the run (endpoints, see `plainJson`). */
+  readonly json: string | undefined;
+
+  constructor(token: typeof SHARE, value: RealmValue, file: string, json?: string) {
+    if (token !== SHARE) throw new TypeError('ScriptValue: made by the script runtime only');
+    this.#value = value;
+    this.#file = file;
+    this.json = json;
+  }
+
+  /** A host copy of the value, as `run()` returns without `share` (throws a LanewayError past a limit). */
+  toHost(limits: ScriptLimits = DEFAULT_LIMITS): unknown {
+    try {
+      return toHost(this.#value, limits);
+    } catch (e) {
+      const err = errorToHost(e, this.#file);
+      if (err instanceof OutputLimitError) err.message = `${this.#file}: ${err.message}`;
+      if (err instanceof LanewayError && !err.file) err.file = this.#file;
+      throw err;
+    }
+  }
+
+  /** @internal The realm value (for toRealm only). */
+  static realmValue(v: ScriptValue): RealmValue {
+    return v.#value;
+  }
+}
+
+/** Keeps a realm value in the realm: objects and functions become a ScriptValue, primitives stay as they are. */
+export function shareValue(value: RealmValue, file: string, json?: string): unknown {
+  return (value !== null && typeof value === 'object') || typeof value === 'function' ? new ScriptValue(SHARE, value, file, json) : value;
+}
+
+/** A host view of a value that may be (or resolve to) a ScriptValue: ScriptValues are copied out. */
+export function openValue(value: unknown, limits: ScriptLimits = DEFAULT_LIMITS): unknown {
+  if (value instanceof ScriptValue) return value.toHost(limits);
+  if (value instanceof Promise) return value.then((v: unknown) => (v instanceof ScriptValue ? v.toHost(limits) : v));
+  return value;
+}
 
 // ---- host → realm ----------------------------------------------------------------------------
 
@@ -123,6 +183,7 @@ export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmVa
   }
   if (value === null) return null;
   const obj = value as object;
+  if (obj instanceof ScriptValue) return ScriptValue.realmValue(obj);
   seen ??= new Map();
   const known = seen.get(obj) ?? frozenCopies.get(obj);
   if (known !== undefined) return known;
@@ -130,7 +191,9 @@ export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmVa
   if (Array.isArray(obj)) {
     const a = kit.newArray();
     seen.set(obj, a);
-    for (let i = 0; i < obj.length; i++) a[i] = toRealm(obj[i], seen);
+    // push, not `a[i] =`: with the realm's Array.prototype frozen, V8 stores elements by index
+    // through its slow path (Object.freeze of the prototypes invalidates its "no elements" fast path).
+    for (let i = 0; i < obj.length; i++) hostPush.call(a, toRealm(obj[i], seen));
     return a;
   }
   if (obj instanceof Date) return kit.newDate(obj.getTime());
@@ -174,6 +237,7 @@ export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmVa
       }
     }
     copies.set(out, obj);
+    anyCopies = true;
   }
   if (Object.isFrozen(obj) && deeplyShareable(obj)) {
     // Shared by every run from now on, so only when nothing inside can be changed by a script.
@@ -290,15 +354,20 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
   if (state.stack.length >= limits.maxDepth) {
     throw new OutputLimitError('LW_SCRIPT_DEPTH_LIMIT', `the output nests deeper than ${limits.maxDepth} levels`, { status: 503 });
   }
-  const copy = copies.get(obj);
+  const copy = anyCopies ? copies.get(obj) : undefined;
   if (copy) return copy;
-  const time = kit.dateValue(obj);
-  if (time !== undefined) return new Date(time);
-  const html = kit.safeHtmlValue(obj);
-  if (html !== undefined) return new WebSafe(html);
+  // Realm objects and arrays (the usual case) are none of Laneway's types: skip asking the realm.
+  const proto = Object.getPrototypeOf(obj);
+  const special = proto !== kit.OP && proto !== kit.AP;
+  if (special) {
+    const time = kit.dateValue(obj);
+    if (time !== undefined) return new Date(time);
+    const html = kit.safeHtmlValue(obj);
+    if (html !== undefined) return new WebSafe(html);
+  }
   state.stack.push(obj);
   try {
-    const rs = kit.redirectState(obj);
+    const rs = special ? kit.redirectState(obj) : undefined;
     if (rs) {
       // The state's arrays are realm arrays: copy them into host arrays of strings.
       const query: Array<[string, string]> = [];
@@ -320,7 +389,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
       for (let i = 0; i < obj.length; i++) out.push(toHost(obj[i], limits, state));
       return out;
     }
-    const err = kit.errorInfo(obj);
+    const err = special ? kit.errorInfo(obj) : undefined;
     if (err) return { name: err.name, message: err.message };
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(obj)) {
@@ -332,6 +401,67 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
     return out;
   } finally {
     state.stack.pop();
+  }
+}
+
+/**
+ * The JSON of a realm value when it is plain data — realm objects and arrays (not copies of host
+ * instances), strings, numbers, booleans, null, and what JSON leaves out (undefined, functions) —
+ * with no own `toJSON` function and no `__proto__` key, within the limits: then
+ * `JSON.stringify` of the realm value itself gives exactly what `serialize(toHost(value))` gives,
+ * without the copy. Undefined otherwise (the caller takes the copying path, which reports limits
+ * and errors precisely).
+ */
+export function plainJson(value: RealmValue, limits: ScriptLimits): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { kit } = getRealm();
+  const OP = kit.OP;
+  const AP = kit.AP;
+  const maxCount = limits.maxArrayLength;
+  const maxSize = limits.maxStringLength;
+  const maxDepth = limits.maxDepth;
+  let count = 0;
+  let size = 0;
+  // A circular value also ends up deeper than maxDepth: the copying path then says which it is.
+  const plain = (v: unknown, depth: number): boolean => {
+    switch (typeof v) {
+      case 'string':
+        size += v.length;
+        return size <= maxSize;
+      case 'object':
+        break;
+      case 'bigint':
+        return false;
+      default:
+        return true; // number, boolean, undefined, function, symbol
+    }
+    if (v === null) return true;
+    if (++count > maxCount || depth >= maxDepth || (anyCopies && copies.has(v))) return false;
+    const proto = Object.getPrototypeOf(v);
+    if (proto === AP && Array.isArray(v)) {
+      if (Object.hasOwn(v, 'toJSON')) return false;
+      const a = v as unknown[];
+      for (let i = 0; i < a.length; i++) if (!plain(a[i], depth + 1)) return false;
+      return true;
+    }
+    if (proto !== OP) return false;
+    // Own properties of realm objects and arrays are data properties: scripts cannot define
+    // accessors (no getter syntax, no defineProperty, __defineGetter__ is refused) and toRealm
+    // copies values, so reading them calls nothing.
+    // for-in gives the own enumerable string keys here (Object.prototype has no enumerable
+    // property), in Object.keys order, and is the fastest way to visit them.
+    for (const k in v) {
+      if (k === '__proto__') return false;
+      const x = (v as Record<string, unknown>)[k];
+      if (!plain(x, depth + 1) || (k === 'toJSON' && typeof x === 'function')) return false;
+    }
+    return true;
+  };
+  if (!plain(value, 0)) return undefined;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
   }
 }
 

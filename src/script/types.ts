@@ -39,17 +39,33 @@ export interface CompiledScript {
   imports: Array<{ module: string; name: string; local: string }>;
   /** Suppliers: the export list. */
   exports: Array<{ local: string; exported: string }>;
-  /** Runs once. Endpoint: completion value. Supplier: an object of its exports. Never throws. */
-  run(ctx: RunContext): Promise<RunOutcome>;
+  /**
+   * Runs once. Endpoint: completion value. Supplier: an object of its exports. Never throws, never
+   * rejects. The outcome comes without a Promise when the script did not wait for anything.
+   */
+  run(ctx: RunContext): RunOutcome | Promise<RunOutcome>;
 }
 
 export interface RunContext {
   /** Value for an import. May return a Promise; the compiled code waits implicitly. */
   importValue(module: string, name: string): unknown;
-  /** `path` is the request path (`/here/there`); `url` the full request URL (for `Redirect…url`). */
+  /**
+   * `path` is the request path (`/here/there`); `url` the full request URL (for `Redirect…url`;
+   * read only when a script asks, so it may be a getter).
+   */
   request: { path: string; url: string };
   /** Per-endpoint override. */
   limits?: Partial<ScriptLimits>;
+  /**
+   * Keep the value in the script realm instead of copying it out (a 'value' outcome only):
+   * - a supplier's value is an object of its exports (null prototype) whose objects and functions
+   *   are `ScriptValue`s: another script of the request imports them without a copy, and
+   *   `ScriptValue.toHost()` / `openValue()` give a view its host copy;
+   * - an endpoint's object or array completion value that is plain data within the limits is a
+   *   `ScriptValue` carrying its JSON (`outcomeToResponse` sends it as it is); any other value is
+   *   copied out as usual.
+   */
+  share?: boolean;
 }
 
 export type RunOutcome =

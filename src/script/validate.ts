@@ -53,6 +53,13 @@ export interface FunctionInfo {
   /** Calls that may wait, or that wait when the arrow they call waits. */
   calls: Array<'wait' | AnyNode>;
   async: boolean;
+  /**
+   * Nothing in the body changes state (no assignment, update, delete, call of a script function or
+   * of a mutating helper, nested arrow): a waiting arrow that is pure also gets a synchronous
+   * variant that is abandoned, and the call restarted in the waiting variant, before a call that
+   * could wait (generate.ts), which is safe because nothing it did before can be seen.
+   */
+  pure: boolean;
 }
 
 export interface ImportInfo {
@@ -83,6 +90,9 @@ export interface ValidateOptions {
   checkImport?(module: string, name: string): true | string;
 }
 
+/** Granted static calls that change an object they are given (see FunctionInfo.pure). */
+const MUTATING_STATIC_CALLS = new Set(['Object.assign', 'Object.freeze']);
+
 const LOOP_MESSAGE =
   'loops are not allowed: iterate over values with forEach, map, filter, reduce, some, every or find (for a range, `Array.from({length: n}, (_, i) => …)`)';
 
@@ -100,7 +110,7 @@ class Validator {
   readonly #syncCalls = new Set<AnyNode>();
   /** Call sites whose waiting depends on a const arrow: call node → arrow node. */
   readonly #arrowCalls = new Map<AnyNode, AnyNode>();
-  #fn: FunctionInfo = { node: null, calls: [], async: true };
+  #fn: FunctionInfo = { node: null, calls: [], async: true, pure: false };
 
   constructor(options: ValidateOptions) {
     this.#o = options;
@@ -348,7 +358,10 @@ class Validator {
           }
           this.#block(node.handler.body.body, inner);
         }
-        if (node.finalizer) this.#block(node.finalizer.body, scope);
+        if (node.finalizer) {
+          this.#fn.pure = false; // a `return` or `throw` in it would swallow the synchronous variant's restart
+          this.#block(node.finalizer.body, scope);
+        }
         return;
       }
       case 'ThrowStatement':
@@ -444,6 +457,7 @@ class Validator {
         }
         return;
       case 'ArrowFunctionExpression':
+        this.#fn.pure = false;
         this.#arrow(node, scope);
         return;
       case 'FunctionExpression':
@@ -477,6 +491,7 @@ class Validator {
         return;
       case 'UnaryExpression':
         if (node.operator === 'delete') {
+          this.#fn.pure = false;
           const arg = node.argument.type === 'ChainExpression' ? undefined : node.argument;
           if (!arg || arg.type !== 'MemberExpression') {
             this.#error('LW_SCRIPT_DELETE', node, '`delete` works only on an object key: write `delete obj.key` or `delete obj[key]`');
@@ -486,6 +501,7 @@ class Validator {
         this.#expression(node.argument, scope);
         return;
       case 'UpdateExpression':
+        this.#fn.pure = false;
         this.#assignTarget(node.argument, scope);
         return;
       case 'BinaryExpression':
@@ -506,6 +522,7 @@ class Validator {
         this.#expression(node.alternate, scope);
         return;
       case 'AssignmentExpression':
+        this.#fn.pure = false;
         if (node.left.type === 'ObjectPattern' || node.left.type === 'ArrayPattern') {
           if (node.operator !== '=') this.#error('LW_SCRIPT_UNSUPPORTED', node, 'destructuring works only with `=`');
           this.#pattern(node.left, scope);
@@ -519,6 +536,10 @@ class Validator {
         for (const e of node.expressions) this.#expression(e, scope);
         return;
       case 'ChainExpression':
+        // Calls in a chain are lowered with explicit tests (generate.ts #chain), not checked.
+        for (let n = node.expression; n.type === 'MemberExpression' || n.type === 'CallExpression'; n = n.object ?? n.callee) {
+          if (n.type === 'CallExpression') this.#fn.pure = false;
+        }
         this.#expression(node.expression, scope);
         return;
       case 'ParenthesizedExpression':
@@ -649,7 +670,10 @@ class Validator {
     this.#expression(callee, scope);
     for (const a of node.arguments) this.#expression(a.type === 'SpreadElement' ? a.argument : a, scope);
     if (isDate) this.#syncCalls.add(node);
-    else this.#fn.calls.push('wait');
+    else {
+      this.#fn.calls.push('wait');
+      this.#fn.pure = false;
+    }
   }
 
   /** Records whether a call may wait (see the file comment). */
@@ -657,6 +681,7 @@ class Validator {
     const callee = node.callee;
     if (node.optional || callee.optional) {
       this.#fn.calls.push('wait');
+      this.#fn.pure = false;
       return;
     }
     if (callee.type === 'Identifier') {
@@ -666,12 +691,15 @@ class Validator {
         return;
       }
       if (b?.kind === 'const' && b.arrow) {
+        this.#fn.pure = false; // a script function may change state
         this.#arrowCalls.set(node, b.arrow);
         this.#fn.calls.push(node);
         return;
       }
     } else if (callee.type === 'MemberExpression' && !callee.computed && callee.object.type === 'Identifier' && !scope.lookup(callee.object.name)) {
-      if (SYNC_STATIC_CALLS.has(`${callee.object.name}.${callee.property.name}`)) {
+      const name = `${callee.object.name}.${callee.property.name}`;
+      if (SYNC_STATIC_CALLS.has(name)) {
+        if (MUTATING_STATIC_CALLS.has(name)) this.#fn.pure = false;
         this.#syncCalls.add(node);
         return;
       }
@@ -685,7 +713,7 @@ class Validator {
       return;
     }
     const outer = this.#fn;
-    const info: FunctionInfo = { node, calls: [], async: false };
+    const info: FunctionInfo = { node, calls: [], async: false, pure: true };
     this.#functions.set(node, info);
     this.#fn = info;
     const inner = new Scope(scope);

@@ -5,9 +5,11 @@
  */
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileScript, type RunOutcome } from '../../src/script/index.js';
+import { compileScript, outcomeToResponse, type RunOutcome } from '../../src/script/index.js';
 import { DiagnosticList } from '../../src/diag/index.js';
-import { context, describe as show, run } from './helpers.js';
+import { compile, context, describe as show, run } from './helpers.js';
+
+const REQUEST = { method: 'GET', path: '/app/here', acceptsJson: true, ajax: false };
 
 const OBJECT_PROTO_NAMES = Object.getOwnPropertyNames(Object.prototype).sort().join();
 const ARRAY_MAP = Array.prototype.map;
@@ -249,6 +251,21 @@ describe('security corpus', () => {
         if (c.code) assert.equal((outcome as { error: { code: string } }).error.code, c.code, show(outcome));
         if (outcome.kind === 'value' || outcome.kind === 'thrown') noRealmFunctions(outcome.value);
         c.check?.(outcome);
+      });
+    }
+  });
+
+  describe('harmless at run time when the value stays in the realm (RunContext.share)', () => {
+    for (const c of RUN) {
+      it(`answers ${c.name} as the copying path does`, async () => {
+        const copied = await run(c.source, { imports: c.imports });
+        const shared = await compile(c.source).run({ ...context({ imports: c.imports }), share: true });
+        assert.equal(shared.kind, copied.kind, show(shared));
+        if (shared.kind === 'limit' || shared.kind === 'error') {
+          assert.equal(shared.error.code, (copied as { error: { code: string } }).error.code);
+        } else {
+          assert.deepEqual(outcomeToResponse(shared, REQUEST), outcomeToResponse(copied, REQUEST));
+        }
       });
     }
   });
