@@ -19,7 +19,9 @@ const PAGES = [
 const TARGET = 0.8;
 
 const laneway = await startServer(join(BENCH_DIR, 'servers', 'laneway.mjs'), [APP]);
-const bare = await startServer(join(BENCH_DIR, 'servers', 'bare-hogan.mjs'), [APP]);
+// Both pages have the same policy (no dynamic inline blocks); the baseline sends it as a fixed string.
+const policy = (await checkTarget('laneway', laneway.port, PAGES[0].path, { status: 200 })).headers['content-security-policy'];
+const bare = await startServer(join(BENCH_DIR, 'servers', 'bare-hogan.mjs'), [APP, policy ?? '']);
 
 const squash = (buf) => buf.toString('utf8').replace(/\s+/g, ' ').trim();
 const sha1Tag = (body) => '"' + createHash('sha1').update(body).digest('base64url') + '"';

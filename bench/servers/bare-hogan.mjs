@@ -50,6 +50,7 @@ const partials = {
   item: hoganTemplate('_partials/item.html'),
   footer: hoganTemplate('_partials/footer.html'),
 };
+const csp = process.argv[3];
 const pages = new Map([
   ['/products', { template: hoganTemplate('products.html'), data: () => ({ site, Items: makeItems() }) }],
   ['/catalog', { template: hoganTemplate('catalog.html'), data: () => ({ site, items: catalogItems }) }],
@@ -66,6 +67,9 @@ const server = createServer({ headersTimeout: 20_000, requestTimeout: 60_000, ke
   }
   const body = Buffer.from(page.template.render(page.data(), partials));
   res.writeHead(200, {
+    // The page's Content-Security-Policy, captured from Laneway by the bench (argv[3]): a
+    // hand-written server would send a fixed policy string too.
+    ...(csp && { 'Content-Security-Policy': csp }),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'strict-origin-when-cross-origin',
     'Content-Type': 'text/html; charset=utf-8',
