@@ -50,6 +50,8 @@ export function rawRequest(port: number, method: string, path: string, headers: 
       res.on('error', reject);
     });
     req.on('error', reject);
+    // A hung request fails its test instead of hanging the run.
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer within 10 s: ${method} ${path}`)));
     req.end(body);
   });
 }
