@@ -95,7 +95,8 @@ ${CONTENT}{{/content}}
 const PAGE_NO_INHERITANCE = `{{>head}}${CONTENT}{{>tail}}`;
 
 // --- engines ----------------------------------------------------------------------------------
-function laneway() {
+/** The benchmark page compiled as a Laneway view (from an in-memory source tree). */
+function compileLanewayPage() {
   const files = {
     '/page.html': `${MARKER}{{% partial /_layout }}\n{{% partial /_partials/ }}\n{{% import {title, user, links, items, year} from '📤' }}\n${PAGE}`,
     '/_layout.html': `${MARKER}{{% partial /_partials/ }}\n{{% import {title, user, links, year} from '📤' }}\n${LAYOUT}`,
@@ -113,26 +114,17 @@ function laneway() {
   const diagnostics = new DiagnosticList();
   const view = compileView('/page.html', files['/page.html'], { tree, diagnostics });
   if (!view) throw new Error('Laneway view did not compile: ' + JSON.stringify(diagnostics.items));
+  return view;
+}
+
+function laneway() {
+  const view = compileLanewayPage();
   const input = { importValue: (_m, name) => data[name], dev: false };
   return () => view.render(input).html;
 }
 
 function lanewayAsync() {
-  const files = {
-    '/page.html': `${MARKER}{{% partial /_layout }}\n{{% partial /_partials/ }}\n{{% import {title, user, links, items, year} from '📤' }}\n${PAGE}`,
-    '/_layout.html': `${MARKER}{{% partial /_partials/ }}\n{{% import {title, user, links, year} from '📤' }}\n${LAYOUT}`,
-    '/_partials/nav.html': `${MARKER}{{% import {links, user} from '📤' }}\n${NAV}`,
-    '/_partials/item.html': MARKER + ITEM,
-    '/_partials/footer.html': `${MARKER}{{% import {year, title} from '📤' }}\n${FOOTER}`,
-  };
-  const tree = {
-    read: (p) => files[p],
-    list: (dir) => {
-      const names = Object.keys(files).filter((p) => p.startsWith(dir) && !p.slice(dir.length).includes('/')).map((p) => p.slice(dir.length));
-      return names.length ? names : undefined;
-    },
-  };
-  const view = compileView('/page.html', files['/page.html'], { tree, diagnostics: new DiagnosticList() });
+  const view = compileLanewayPage();
   // The item list arrives as a Promise (as from a database); everything else is at hand.
   const input = { importValue: (_m, name) => (name === 'items' ? Promise.resolve(data.items) : data[name]), dev: false };
   return async () => (await view.render(input)).html;
