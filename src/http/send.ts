@@ -79,6 +79,32 @@ export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asse
     res.end();
     return 304;
   }
+  if (status === 200) {
+    // Byte ranges (RFC 9110 §14): one range per request; several, or a stale If-Range, get the whole file.
+    headers['Accept-Ranges'] = 'bytes';
+    const range = req.headers.range === undefined || !ifRangeHolds(req, asset) ? undefined : parseRange(req.headers.range, asset.size);
+    if (range === 'unsatisfiable') {
+      delete headers['Content-Type'];
+      headers['Content-Range'] = `bytes */${asset.size}`;
+      headers['Content-Length'] = 0;
+      res.writeHead(416, headers);
+      res.end();
+      return 416;
+    }
+    if (range) {
+      headers['Content-Range'] = `bytes ${range.start}-${range.end}/${asset.size}`;
+      headers['Content-Length'] = range.end - range.start + 1;
+      res.writeHead(206, headers);
+      if (req.method === 'HEAD') res.end();
+      else if (asset.body) res.end(asset.body.subarray(range.start, range.end + 1));
+      else {
+        const stream = createReadStream(asset.abs, { start: range.start, end: range.end });
+        stream.on('error', () => res.destroy());
+        stream.pipe(res);
+      }
+      return 206;
+    }
+  }
   if (!asset.body) {
     headers['Content-Length'] = asset.size;
     res.writeHead(status, headers);
@@ -105,6 +131,33 @@ export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asse
   res.writeHead(status, headers);
   res.end(req.method === 'HEAD' ? undefined : body);
   return status;
+}
+
+/**
+ * The one `bytes=` range of a `size`-byte file, inclusive; 'unsatisfiable' (416); or undefined
+ * when the header is malformed or asks for several ranges (the whole file is sent).
+ */
+export function parseRange(header: string, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size) return 'unsatisfiable';
+  if (end < start) return undefined;
+  return { start, end };
+}
+
+/** If-Range: the range applies only while the client's validator still names this file. */
+function ifRangeHolds(req: IncomingMessage, asset: Asset): boolean {
+  const header = req.headers['if-range'];
+  if (header === undefined) return true;
+  const ifRange = Array.isArray(header) ? header[0] ?? '' : header;
+  return ifRange.startsWith('"') || ifRange.startsWith('W/') ? ifRange === asset.etag && !ifRange.startsWith('W/') : ifRange === asset.lastModified;
 }
 
 function isNotModified(req: IncomingMessage, etag: string, lastModified: string | undefined): boolean {

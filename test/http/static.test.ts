@@ -102,3 +102,47 @@ describe('static files', () => {
     assert.equal((await s.get('/site.css')).headers['cache-control'], 'no-cache');
   });
 });
+
+describe('byte ranges', () => {
+  let s: Served;
+  const text = 'abcdefghijklmnopqrstuvwxyz'.repeat(20);
+  const big = Buffer.alloc(200_000, 'xyz');
+  before(async () => {
+    s = await serve({ '/a.txt': text, '/big.bin': big }, { memoryLimit: 100_000 });
+  });
+  after(() => s.close());
+
+  test('a single range answers 206 with Content-Range; Accept-Ranges is announced', async () => {
+    const full = await s.get('/a.txt');
+    assert.equal(full.headers['accept-ranges'], 'bytes');
+    const r = await s.get('/a.txt', { range: 'bytes=2-5' });
+    assert.equal(r.status, 206);
+    assert.equal(r.text, 'cdef');
+    assert.equal(r.headers['content-range'], `bytes 2-5/${text.length}`);
+    assert.equal(r.headers['content-length'], '4');
+    assert.equal((await s.get('/a.txt', { range: 'bytes=-3' })).text, text.slice(-3));
+    assert.equal((await s.get('/a.txt', { range: `bytes=${text.length - 2}-` })).text, text.slice(-2));
+    assert.equal((await s.get('/a.txt', { range: 'bytes=0-99999' })).body.length, text.length, 'an end past the file is clamped');
+  });
+
+  test('an unsatisfiable range answers 416; malformed or multiple ranges get the whole file', async () => {
+    const r = await s.get('/a.txt', { range: `bytes=${text.length}-` });
+    assert.equal(r.status, 416);
+    assert.equal(r.headers['content-range'], `bytes */${text.length}`);
+    assert.equal((await s.get('/a.txt', { range: 'bytes=0-1,4-5' })).status, 200);
+    assert.equal((await s.get('/a.txt', { range: 'items=0-1' })).status, 200);
+    assert.equal((await s.get('/a.txt', { range: 'bytes=5-2' })).status, 200);
+  });
+
+  test('If-Range: the range applies only while the validator matches', async () => {
+    const etag = (await s.get('/a.txt')).headers.etag!;
+    assert.equal((await s.get('/a.txt', { range: 'bytes=0-0', 'if-range': etag })).status, 206);
+    assert.equal((await s.get('/a.txt', { range: 'bytes=0-0', 'if-range': '"stale"' })).status, 200);
+  });
+
+  test('ranges of streamed files are read from disk', async () => {
+    const r = await s.get('/big.bin', { range: 'bytes=150000-150009' });
+    assert.equal(r.status, 206);
+    assert.ok(r.body.equals(big.subarray(150000, 150010)));
+  });
+});
