@@ -7,8 +7,7 @@
  * ⚡NotFound.html pages) and collect routes; 5. add the asset URLs pages referred to, report
  * conflicts; 6. build the router and the ⚡NotFound.html lookup.
  */
-import { readFileSync } from 'node:fs';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { AssetCatalog, IMMUTABLE, PINNED } from '../assets/index.js';
 import { parseCspSettings, PolicyCompiler, type CspSettings } from '../csp/index.js';
@@ -18,6 +17,7 @@ import {
   formatPattern,
   paramName,
   parseRouteFile,
+  splitPath,
   type Method,
   type RouteKind,
   type RouteSpec,
@@ -25,13 +25,11 @@ import {
 } from '../router/index.js';
 import { normalizePath, type SourceTree } from '../shared/index.js';
 import { classifyFile, isPrivatePath, type ClassifiedFile } from './classify.js';
-import { Asset, contentTypeOf, type Endpoint, type Reply } from './endpoint.js';
+import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } from './endpoint.js';
 import { walkApp, type WalkedFile } from './walk.js';
 import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
 import { compileSuppliers } from './compile-suppliers.js';
 import type { ModuleSystem } from './modules.js';
-import type { RequestInfo } from './endpoint.js';
-import { splitPath } from '../router/index.js';
 
 export interface AppOptions {
   /** Development mode: render error details into HTML comments, log more. */

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { App, Endpoint, Reply, RequestInfo } from '../app/index.js';
-import { LanewayError, type Code } from '../diag/index.js';
+import { LanewayError } from '../diag/index.js';
 import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
 import { errorHtml, errorJson, prefersJson } from './error-page.js';
 import type { Logger } from './log.js';
@@ -39,7 +39,7 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
   }
 
   /** Sends an error answer; 404s use the nearest ⚡NotFound.html unless the client wants JSON. */
-  async function sendError(req: IncomingMessage, res: ServerResponse, status: number, code: Code, message: string, dir: string, info: RequestInfo, extra?: Record<string, string>): Promise<number> {
+  async function sendError(req: IncomingMessage, res: ServerResponse, status: number, message: string, dir: string, info: RequestInfo, extra?: Record<string, string>): Promise<number> {
     if (info.acceptsJson) return sendBody(req, res, status, 'application/json; charset=utf-8', errorJson(status, message), { headers: extra });
     if (status === 404) {
       const page = app.notFoundPage(dir);
@@ -48,7 +48,6 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
         return sendReply(req, res, reply, dir, info);
       }
     }
-    void code;
     return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, message), { headers: extra });
   }
 
@@ -61,7 +60,7 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
       case 'redirect':
         return sendRedirect(req, res, reply.status, reply.location, reply.headers);
       case 'error':
-        return sendError(req, res, reply.status, reply.code, reply.message, dir, info);
+        return sendError(req, res, reply.status, reply.message, dir, info);
     }
   }
 
@@ -132,12 +131,12 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
           return done(204);
         }
         const info = requestInfo(req, id, path.key, query, []);
-        sendError(req, res, 405, 'LW_HTTP_METHOD_NOT_ALLOWED', `this URL does not answer ${method}`, '', info, { Allow: allow })
+        sendError(req, res, 405, 'This address does not answer this method; see the Allow header.', '', info, { Allow: allow })
           .then(done, (err) => fail(req, res, id, err, start, rawPath));
         return;
       }
       const info = requestInfo(req, id, path.key, query, []);
-      sendError(req, res, 404, 'LW_HTTP_NOT_FOUND', 'There is nothing at this address.', match.dir, info)
+      sendError(req, res, 404, 'There is nothing at this address.', match.dir, info)
         .then(done, (err) => fail(req, res, id, err, start, rawPath));
     } catch (err) {
       // 5. Unexpected.
