@@ -4,6 +4,7 @@
  * its kind (a private `.html` is a partial or layout) but is never routed.
  */
 import { isScriptEndpointName, paramName } from '../router/index.js';
+import { isTemplate } from '../template/index.js';
 
 export type FileKind =
   | 'script' // server script endpoint (GET.js, 🖥name.js, …)
@@ -42,15 +43,6 @@ export interface ClassifiedFile {
   pinned?: boolean;
 }
 
-export const TEMPLATE_MARKER = '<!--TEMPLATE mustache-->';
-
-/** Whether a `.html` source is a Mustache file: line 1 is the marker (BOM and trailing blanks tolerated). */
-export function hasTemplateMarker(source: string): boolean {
-  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
-  const end = text.indexOf('\n');
-  const first = (end === -1 ? text : text.slice(0, end)).trim();
-  return first === TEMPLATE_MARKER;
-}
 
 /**
  * Private by name: any segment (file or ancestor directory) starting with `_`, and dot-files
@@ -58,11 +50,20 @@ export function hasTemplateMarker(source: string): boolean {
  * not only the direct parent, makes a file private.
  */
 export function isPrivatePath(path: string): boolean {
-  const parts = path.split('/');
+  return privateSegment(path.split('/'), true);
+}
+
+/** Whether a directory (`/a/_b`) is private: every file inside it is. */
+export function isPrivateDir(dir: string): boolean {
+  return privateSegment(dir.split('/'), false);
+}
+
+function privateSegment(parts: string[], lastIsFile: boolean): boolean {
   for (let i = 1; i < parts.length; i++) {
     const part = parts[i]!;
     if (part.startsWith('_')) return true;
-    if (part.startsWith('.') && !(i === 1 && part === '.well-known' && i < parts.length - 1)) return true;
+    const wellKnownDir = i === 1 && part === '.well-known' && (!lastIsFile || i < parts.length - 1);
+    if (part.startsWith('.') && !wellKnownDir) return true;
   }
   return false;
 }
@@ -116,7 +117,7 @@ export function classifyFile(path: string, readFirstLine: () => string): Classif
     return { ...base, kind: 'endpoint-config', hidden: true };
   }
   if (ext === 'html') {
-    const mustache = hasTemplateMarker(readFirstLine());
+    const mustache = isTemplate(readFirstLine());
     if (name === '⚡NotFound.html') return { ...base, kind: 'not-found', hidden: true };
     if (mustache) return { ...base, kind: hiddenByName ? 'partial' : 'view', hidden: hiddenByName };
     return { ...base, kind: 'page', hidden: hiddenByName };

@@ -5,6 +5,7 @@
  * that index and reporting to the load's diagnostics.
  */
 import { DiagnosticList } from '../diag/index.js';
+import { paramName } from '../router/index.js';
 import { compileScript } from '../script/index.js';
 import { compileView } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
@@ -66,7 +67,7 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
   // Pass 2: compile for real.
   for (const { file, info, source } of suppliers) {
     // An endpoint-specific supplier of a `{name}.html` page also sees that page's parameter.
-    const fileParam = info.endpointSpecific ? /^\{([^{}]+)\}$/.exec(info.base)?.[1] : undefined;
+    const fileParam = info.endpointSpecific ? paramName(info.base) : undefined;
     const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam));
     if (info.kind === 'html-supplier') {
       const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n) });

@@ -4,11 +4,11 @@
  */
 import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
 import type { DiagnosticList } from '../diag/index.js';
-import { formatPattern, type RouteSpec } from '../router/index.js';
+import { formatPattern, paramName, type RouteSpec } from '../router/index.js';
 import { compileScript, outcomeToResponse, type RunOutcome } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
-import { compileView, type CompiledView, type RenderOutput } from '../template/index.js';
-import { hasTemplateMarker, type ClassifiedFile } from './classify.js';
+import { compileView, isTemplate, type CompiledView, type RenderOutput } from '../template/index.js';
+import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, RequestInfo } from './endpoint.js';
 import type { AppOptions } from './load.js';
 import { importChecker, paramsInScope, RequestScope, type ModuleSystem } from './modules.js';
@@ -69,7 +69,7 @@ function viewConsumer(file: ClassifiedFile): Consumer {
 }
 
 function fileParamOf(file: ClassifiedFile): string | undefined {
-  return /^\{([^{}]+)\}\.html$/.exec(file.name)?.[1];
+  return paramName(file.name.slice(0, -'.html'.length));
 }
 
 function compileViewFor(file: ClassifiedFile, ctx: CompileContext): CompiledView | undefined {
@@ -198,7 +198,7 @@ function compileScriptEndpoint(
 
 export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset): ErrorPage | undefined {
   const source = ctx.tree.read(file.path) ?? '';
-  if (hasTemplateMarker(source)) {
+  if (isTemplate(source)) {
     const view = compileViewFor(file, ctx);
     if (!view) return undefined;
     const consumer = viewConsumer(file);

@@ -24,7 +24,7 @@ import {
   type Router,
 } from '../router/index.js';
 import { normalizePath, type SourceTree } from '../shared/index.js';
-import { classifyFile, isPrivatePath, type ClassifiedFile } from './classify.js';
+import { classifyFile, isPrivateDir, isPrivatePath, type ClassifiedFile } from './classify.js';
 import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } from './endpoint.js';
 import { walkApp, type WalkedFile } from './walk.js';
 import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
@@ -252,7 +252,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       const def = params.get(fileParam ? dir + '/' + _name : dir);
       if (!def) return false;
       return def.form === 'values' ? def.values.has(value) : true;
-    }, walked.dirs.filter((d) => d && !isPrivatePath(d + '/x') && !d.split('/').some((p) => p in NEVER_ROUTED_DIRS)));
+    }, walked.dirs.filter((d) => d && !isPrivateDir(d) && !d.split('/').some((p) => p in NEVER_ROUTED_DIRS)));
     const nearest = new Map<string, ErrorPage | undefined>();
     const notFoundPage = (dir: string): ErrorPage | undefined => {
       if (nearest.has(dir)) return nearest.get(dir);
@@ -360,7 +360,7 @@ function readParamDefinitions(
   };
   const paramDirsByParent = new Map<string, string[]>();
   for (const dir of dirs) {
-    if (isPrivatePath(dir + '/x')) continue;
+    if (isPrivateDir(dir)) continue;
     const name = dir.slice(dir.lastIndexOf('/') + 1);
     const param = paramName(name);
     if (param === undefined) continue;

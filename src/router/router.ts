@@ -9,7 +9,7 @@
  * Precedence (REFERENCE OQ-8): literal segment > `{param}` directory > `{param}.html` file. The
  * walk backtracks: when a literal branch leads nowhere, the parameter branch is tried.
  */
-import type { Method, RouteSpec, Segment } from './route-file.js';
+import { paramName, type Method, type RouteSpec, type Segment } from './route-file.js';
 import type { SplitPath } from './request-path.js';
 
 export type MatchResult<T> =
@@ -67,7 +67,7 @@ export function createRouter<T>(
     let path = '';
     for (const part of dir.split('/').slice(1)) {
       path += '/' + part;
-      const name = /^\{([^{}]*)\}$/.exec(part)?.[1];
+      const name = paramName(part);
       if (name !== undefined) {
         node.param ??= { name, dir: path, node: newNode<T>(path) };
         node = node.param.node;
