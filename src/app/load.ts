@@ -10,7 +10,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { AssetCatalog, IMMUTABLE, PINNED } from '../assets/index.js';
-import { parseCspSettings, PolicyCompiler, type CspSettings } from '../csp/index.js';
+import { PolicyCompiler } from '../csp/index.js';
 import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
 import {
   createRouter,
@@ -29,6 +29,7 @@ import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } fro
 import { walkApp, type WalkedFile } from './walk.js';
 import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
 import { compileSuppliers } from './compile-suppliers.js';
+import { readSettings, type AppSettings } from './settings.js';
 import type { ModuleSystem } from './modules.js';
 
 export interface AppOptions {
@@ -72,6 +73,8 @@ export interface App {
   /** The error page for a source directory: the nearest ⚡NotFound.html, if any. */
   notFoundPage(dir: string): ErrorPage | undefined;
   routes(): RouteRow[];
+  /** What `/🎛.yaml` sets (script limits, trusted origins, policy options). */
+  settings: AppSettings;
 }
 
 const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
@@ -176,7 +179,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
   });
   try {
     const csp = new PolicyCompiler({
-      settings,
+      settings: settings.csp,
       diagnostics,
       hooks: { rewrite: (url, from) => catalog.rewrite(url, from), inline: (url, kind, from) => catalog.inline(url, kind, from), read: (p) => tree.read(p) },
     });
@@ -268,6 +271,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       router,
       diagnostics: diagnostics.sorted(),
       notFoundPage,
+      settings,
       routes() {
         return entries
           .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))
@@ -282,21 +286,6 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
 
 /** Files pages may refer to as assets (fingerprinted when public). */
 const ASSET_KINDS = new Set<ClassifiedFile['kind']>(['static', 'svg', 'scss', 'app-icon']);
-
-/** The `csp:` settings of `/🎛.yaml` (docs/security.md). */
-function readSettings(tree: SourceTree, diagnostics: DiagnosticList): CspSettings {
-  const source = tree.read('/🎛.yaml');
-  let data: unknown;
-  if (source !== undefined) {
-    try {
-      data = parseYaml(source);
-    } catch {
-      // A manifest that does not parse is reported by whoever reads the manifest as a whole.
-    }
-  }
-  const csp = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>).csp : undefined;
-  return parseCspSettings(csp, (message, severity = 'error') => diagnostics.add(severity, 'LW_CSP_SETTINGS', message, '/🎛.yaml', source, source === undefined ? 0 : Math.max(0, source.search(/^csp\s*:/m))));
-}
 
 function withCacheControl(asset: Asset, cacheControl: string): Asset {
   asset.cacheControl = cacheControl;

@@ -6,6 +6,7 @@ export const APP_CODES = {
   LW_APP_ODD_NAME: 'An endpoint name is not URL-safe lowercase; it works, but is unusual.',
   LW_APP_PRIVATE_ANCESTOR: 'A file is private only because a grandparent (or higher) directory starts with "_".',
   LW_APP_YAML: 'A YAML file does not parse.',
+  LW_APP_SETTINGS: 'A setting of /🎛.yaml (limits:, trusted-origins:) is malformed.',
   LW_APP_CONFIG_WITHOUT_SCRIPT: 'An endpoint configuration file has no script endpoint beside it.',
   LW_ROUTE_CONFLICT: 'Two files answer the same method and URL.',
   LW_ROUTE_TWO_PARAMS: 'Two dynamic segments ({a} and {b}) at one directory level.',

@@ -23,13 +23,19 @@ export interface ScriptLimits {
   maxArrayLength: number;
   /** Deepest nesting of script function calls, and of values crossing out of a script. */
   maxDepth: number;
+  /**
+   * Memory allowance of one request, in MiB: the strings and arrays the request's scripts build
+   * (counted by what built-ins and operators make, see docs/scripting.md) may not add up to more.
+   */
+  memoryMb: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ScriptLimits> = Object.freeze({
   cpuMs: 100,
-  maxStringLength: 10_000_000,
-  maxArrayLength: 1_000_000,
+  maxStringLength: 1_000_000,
+  maxArrayLength: 100_000,
   maxDepth: 200,
+  memoryMb: 64,
 });
 
 export interface CompiledScript {
