@@ -6,7 +6,8 @@
  * may wait (and so compile to async functions), and which calls certainly do not wait.
  *
  * A call "may wait" unless its callee is a granted global that never calls back (Math.max,
- * JSON.parse, String(x), …) or a `const` arrow that itself never waits. Everything else — imported
+ * JSON.parse, String(x), …) or an arrow bound by `const` (or by a `let` that is never assigned
+ * again) that itself never waits. Everything else — imported
  * capabilities, member calls on unknown values, callbacks — may return a Promise from the host,
  * and the enclosing arrow becomes async so the compiled code can await it.
  */
@@ -31,8 +32,13 @@ export type BindingKind = 'let' | 'const' | 'param' | 'catch' | 'import';
 
 interface Binding {
   kind: BindingKind;
-  /** The arrow a `const` is initialised with, for the "never waits" analysis. */
+  /**
+   * The arrow a `const` or `let` is initialised with, for the "never waits" analysis and function
+   * supplier exports. A `let` counts only while `reassigned` is unset.
+   */
   arrow?: AnyNode;
+  /** For `let`: the first place the name is assigned again (`f = …`, `f++`, `[f] = …`). */
+  reassigned?: AnyNode;
 }
 
 class Scope {
@@ -108,8 +114,10 @@ class Validator {
   readonly #exports: ExportInfo[] = [];
   readonly #functions = new Map<AnyNode, FunctionInfo>();
   readonly #syncCalls = new Set<AnyNode>();
-  /** Call sites whose waiting depends on a const arrow: call node → arrow node. */
-  readonly #arrowCalls = new Map<AnyNode, AnyNode>();
+  /** Call sites whose waiting depends on an arrow bound to a name: call node → that binding. */
+  readonly #arrowCalls = new Map<AnyNode, Binding>();
+  /** Function supplier exports of `let` arrows, checked once every reassignment has been seen. */
+  readonly #letExports: Array<{ local: string; binding: Binding }> = [];
   #fn: FunctionInfo = { node: null, calls: [], async: true, pure: false };
 
   constructor(options: ValidateOptions) {
@@ -134,6 +142,11 @@ class Validator {
         this.#error('LW_SCRIPT_EXPORT', s, 'a supplier ends with its `export {…}` list: move this statement above the export');
       }
       this.#statement(s, top);
+    }
+    for (const { local, binding } of this.#letExports) {
+      if (binding.reassigned) {
+        this.#error('LW_SCRIPT_EXPORT', binding.reassigned, `\`${local}\` is exported by this function supplier, so it cannot be assigned again: function suppliers export arrow functions that never change; declare it with \`const\` and keep the other value in another variable`);
+      }
     }
     if (this.#o.kind !== 'endpoint' && !sawExport) {
       this.#error('LW_SCRIPT_EXPORT', program, 'a supplier must end with `export {a, b as C}` listing the values it supplies');
@@ -198,9 +211,12 @@ class Validator {
         this.#error('LW_SCRIPT_EXPORT', spec, `\`${local}\` is not declared in this supplier: declare it with \`const ${local} = …\` above the export`);
         continue;
       }
-      if (this.#o.kind === 'function-supplier' && !(binding.kind === 'const' && binding.arrow)) {
-        this.#error('LW_SCRIPT_EXPORT', spec, `function suppliers export arrow functions only: declare \`const ${local} = (…) => …\` and export it`);
-        continue;
+      if (this.#o.kind === 'function-supplier') {
+        if (!((binding.kind === 'const' || binding.kind === 'let') && binding.arrow)) {
+          this.#error('LW_SCRIPT_EXPORT', spec, `function suppliers export arrow functions only: declare \`const ${local} = (…) => …\` (or \`let\`, never assigned again) and export it`);
+          continue;
+        }
+        if (binding.kind === 'let') this.#letExports.push({ local, binding });
       }
       if (this.#exports.some((e) => e.exported === exported)) {
         this.#error('LW_SCRIPT_EXPORT', spec, `\`${exported}\` is exported twice: export each name once`);
@@ -217,7 +233,7 @@ class Validator {
     for (const s of statements) {
       if (s.type !== 'VariableDeclaration' || s.kind === 'var') continue;
       for (const d of s.declarations) {
-        const arrow = s.kind === 'const' && d.id.type === 'Identifier' && d.init?.type === 'ArrowFunctionExpression' ? d.init : undefined;
+        const arrow = d.id.type === 'Identifier' && d.init?.type === 'ArrowFunctionExpression' ? d.init : undefined;
         this.#declarePattern(d.id, scope, s.kind, arrow);
       }
     }
@@ -290,11 +306,14 @@ class Validator {
         this.#expression(node.right, scope);
         return;
       case 'MemberExpression':
-        // Only in assignment patterns: a plain `obj.name` target.
+        // Only in assignment patterns: a plain `obj.name` target, which defines `name` on `obj`
+        // exactly like `obj.name = v` (so `[o.then] = [f]` is refused like `o.then = f`).
         if (node.computed || node.optional || (node.property.type === 'Identifier' && node.property.name === 'length')) {
           this.#error('LW_SCRIPT_UNSUPPORTED', node, 'this assignment target is not supported inside destructuring: assign it in its own statement');
+          this.#expression(node, scope);
+          return;
         }
-        this.#expression(node, scope);
+        this.#assignTarget(node, scope);
         return;
       default:
         this.#error('LW_SCRIPT_UNSUPPORTED', node, 'this destructuring form is not supported: assign the values one by one');
@@ -586,6 +605,7 @@ class Validator {
   #assignTarget(node: AnyNode, scope: Scope): void {
     if (node.type === 'Identifier') {
       const b = this.#reference(node, scope);
+      if (b?.kind === 'let') b.reassigned ??= node;
       if (b && (b.kind === 'const' || b.kind === 'import')) {
         this.#error('LW_SCRIPT_ASSIGN_CONST', node, b.kind === 'import'
           ? `\`${node.name}\` is imported and cannot be assigned: copy it into a \`let\` first, \`let my${node.name[0]!.toUpperCase()}${node.name.slice(1)} = ${node.name}\``
@@ -596,14 +616,14 @@ class Validator {
       return;
     }
     if (node.type === 'MemberExpression' && !node.optional) {
-      if (!node.computed) this.#checkKey(node.property, true);
-      this.#member(node, scope);
+      this.#member(node, scope, true);
       return;
     }
     this.#error('LW_SCRIPT_UNSUPPORTED', node, 'this cannot be assigned: assign a variable or an object member');
   }
 
-  #member(node: AnyNode, scope: Scope): void {
+  /** A member read, or with `defining` an assignment target (`o.name = v`, `[o.name] = …`). */
+  #member(node: AnyNode, scope: Scope, defining = false): void {
     if (node.object.type === 'Super') {
       this.#error('LW_SCRIPT_THIS', node.object, '`super` is not available in scripts: there are no classes');
       return;
@@ -612,7 +632,7 @@ class Validator {
     if (node.property.type === 'PrivateIdentifier') {
       this.#error('LW_SCRIPT_CLASS', node.property, 'private names belong to classes, which are not allowed');
     } else if (!node.computed) {
-      this.#checkKey(node.property);
+      this.#checkKey(node.property, defining);
     } else if (node.property.type === 'Literal' || (node.property.type === 'TemplateLiteral' && node.property.expressions.length === 0)) {
       const key = node.property.type === 'Literal' ? node.property : { type: 'Literal', value: node.property.quasis[0].value.cooked };
       if (FORBIDDEN_MEMBERS.has(String(key.value))) this.#error('LW_SCRIPT_FORBIDDEN_MEMBER', node.property, forbiddenMemberAdvice(String(key.value)));
@@ -690,9 +710,9 @@ class Validator {
         this.#syncCalls.add(node);
         return;
       }
-      if (b?.kind === 'const' && b.arrow) {
+      if ((b?.kind === 'const' || b?.kind === 'let') && b.arrow) {
         this.#fn.pure = false; // a script function may change state
-        this.#arrowCalls.set(node, b.arrow);
+        this.#arrowCalls.set(node, b);
         this.#fn.calls.push(node);
         return;
       }
@@ -733,13 +753,19 @@ class Validator {
       changed = false;
       for (const info of this.#functions.values()) {
         if (info.async) continue;
-        const waits = info.calls.some((c) => c === 'wait' || this.#functions.get(this.#arrowCalls.get(c))?.async !== false);
+        const waits = info.calls.some((c) => c === 'wait' || this.#callMayWait(c));
         if (waits) {
           info.async = true;
           changed = true;
         }
       }
     }
-    for (const [call, arrow] of this.#arrowCalls) if (this.#functions.get(arrow)?.async === false) this.#syncCalls.add(call);
+    for (const call of this.#arrowCalls.keys()) if (!this.#callMayWait(call)) this.#syncCalls.add(call);
+  }
+
+  /** A call of a named arrow waits when the arrow does, or when a `let` name may hold another value. */
+  #callMayWait(call: AnyNode): boolean {
+    const binding = this.#arrowCalls.get(call)!;
+    return binding.reassigned !== undefined || this.#functions.get(binding.arrow)?.async !== false;
   }
 }
