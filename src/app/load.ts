@@ -29,6 +29,7 @@ import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } fro
 import { walkApp, type WalkedFile } from './walk.js';
 import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
 import { compileSuppliers } from './compile-suppliers.js';
+import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
 import type { ModuleSystem } from './modules.js';
 
@@ -158,6 +159,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     return file;
   });
   warnPrivateAncestors(walked.dirs, diagnostics);
+  checkMistakes(files, readText, diagnostics);
 
   // 3. Parameter definitions: every {param} directory needs a 🔗.yaml; every {param}.html a {param}🔗.yaml.
   const params = readParamDefinitions(walked.dirs, files, tree, diagnostics);

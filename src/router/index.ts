@@ -3,6 +3,8 @@ export {
   parseRouteFile,
   formatPattern,
   isScriptEndpointName,
+  isMiscasedVerbName,
+  scriptNamesFor,
   paramName,
   type Method,
   type RouteKind,

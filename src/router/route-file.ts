@@ -42,6 +42,29 @@ export function isScriptEndpointName(name: string): boolean {
   return VERB_FILE.test(name) || EMOJI_VERBS.some(([emoji]) => name.startsWith(emoji) && name.length > emoji.length + 3);
 }
 
+/**
+ * The script names a `.js` file that is not a script by its name was probably meant to have,
+ * best guess first: `get.js` → `GET.js`, `🖥get.js`; `index.js` → `🖥index.js`; `save.js` →
+ * `🖥save.js`, `📮save.js` (`📮` first when `posted`, e.g. the file reads a form).
+ */
+export function scriptNamesFor(name: string, posted = false): string[] {
+  // A wrong emoji in front (`📤save.js`) is dropped: the name after it is what matters.
+  const base = name.replace(/\.m?js$/i, '').replace(/^[\p{Extended_Pictographic}\u{FE0F}\u{200D}]+/u, '') || 'name';
+  const lower = base.toLowerCase();
+  if (lower === 'get') return ['GET.js', '🖥get.js'];
+  if (lower === 'post') return ['POST.js', '📮post.js'];
+  if (lower === 'put') return ['PUT.js'];
+  if (lower === 'delete') return ['DELETE.js', '❌delete.js'];
+  if (lower === 'patch') return ['PUT.js', 'POST.js'];
+  if (lower === 'index') return ['🖥index.js'];
+  return posted ? [`📮${base}.js`, `🖥${base}.js`] : [`🖥${base}.js`, `📮${base}.js`];
+}
+
+/** HTTP verbs in a case Laneway does not route (`get`, `Post`) and verbs it does not route at all (`PATCH`). */
+export function isMiscasedVerbName(name: string): boolean {
+  return /^(get|post|put|delete|patch)\.js$/i.test(name) && !VERB_FILE.test(name);
+}
+
 /** The name inside `{name}`, or undefined when the segment is not a param. */
 export function paramName(segment: string): string | undefined {
   return PARAM.exec(segment)?.[1];
