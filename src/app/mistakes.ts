@@ -146,7 +146,7 @@ const NAME = String.raw`[\p{L}\p{N}_$.\-\p{Extended_Pictographic}\u{FE0F}]+`;
 const MUSTACHE_TAG = new RegExp(
   [
     String.raw`\{\{\{\s*${NAME}\s*\}\}\}`, // {{{raw}}}
-    String.raw`\{\{[#^/]\s*${NAME}(?:[ \t]+[^{}\r\n]*)?\}\}`, // {{#section}}, {{^inverted}}, {{/section}}
+    String.raw`\{\{[#^/]\s*${NAME}(?:[ \t][^{}\r\n]*)?\}\}`, // {{#section}}, {{^inverted}}, {{/section}}
     String.raw`\{\{>\s*[^\s{}]+\s*\}\}`, // {{>partial}}
     String.raw`\{\{%\s*[A-Za-z]+\b`, // {{% pragma … }}
     String.raw`\{\{[&!]?\s*${NAME}\s*\}\}`, // {{name}}, {{&name}}, {{!comment}}

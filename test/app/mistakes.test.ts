@@ -111,6 +111,21 @@ describe('a public .js that is server code by its content but not by its name', 
   });
 });
 
+describe('odd content never breaks the checks', () => {
+  it('loads apps with truncated, binary or unclosed content', () => {
+    const diagnostics = check({
+      '/a.js': Buffer.from([0x69, 0x6d, 0x70, 0x6f, 0x72, 0x74, 0x20, 0x27, 0xf0, 0x9f, 0x27, 0x00, 0xff, 0xfe]),
+      '/b.js': "import {x} from 'form",
+      '/c.js': 'export {' + ' '.repeat(5000) + "from '📤'",
+      '/d.html': '<!-- never closed {{x}}\n<script>{{y}}',
+      '/e.html': '{{#' + 'a'.repeat(3000) + ' '.repeat(3000) + '\n{{',
+      '/f.html': Buffer.from([0x7b, 0x7b, 0xff, 0x7d, 0x7d]),
+    });
+    assert.deepEqual(only(diagnostics, SERVER).map((d) => d.file), ['/a.js', '/c.js']);
+    assert.deepEqual(only(diagnostics, MARKER), []);
+  });
+});
+
 describe('client .js files named like a verb in another case', () => {
   for (const name of ['get.js', 'post.js', 'put.js', 'delete.js', 'patch.js', 'Get.js', 'PATCH.js']) {
     it(`warns on ${name}`, () => {
