@@ -29,6 +29,7 @@ import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } fro
 import { walkApp, type WalkedFile } from './walk.js';
 import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
 import { compileSuppliers } from './compile-suppliers.js';
+import { DEFAULT_LIMITS } from '../script/index.js';
 import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
 import type { ModuleSystem } from './modules.js';
@@ -187,7 +188,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     });
 
     // 4. Suppliers, then endpoints; collect routes.
-    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, log: opts.log };
+    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log };
     let router: Router<Endpoint> | undefined;
     const ctx: CompileContext = {
       tree,

@@ -7,8 +7,8 @@
  */
 import { LanewayError } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
-import type { CompiledScript, RunOutcome } from '../script/index.js';
-import { openScriptValue, utilModule } from '../script/index.js';
+import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
+import { openScriptValue, ScriptBudget, utilModule } from '../script/index.js';
 import type { CompiledView } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
@@ -42,6 +42,8 @@ export interface ModuleSystem {
   /** `{param}` definitions by directory (and `dir/name` for `{name}.html`). */
   params: Map<string, ParamDefinition>;
   dev: boolean;
+  /** The limits of every request's budget (DEFAULT_LIMITS with the app's `limits:` of /🎛.yaml). */
+  limits: ScriptLimits;
   log(message: string, fields: Record<string, unknown>): void;
 }
 
@@ -115,10 +117,19 @@ export class RequestScope {
   #body: Promise<FieldMap> | undefined;
   #query: FieldMap | undefined;
   #cookies: Map<string, string> | undefined;
+  #budget: ScriptBudget | undefined;
 
   constructor(system: ModuleSystem, req: RequestInfo) {
     this.#system = system;
     this.req = req;
+  }
+
+  /**
+   * The request's script budget: every script, supplier, function call and view of the request
+   * draws from it (docs/scripting.md "The request budget"). Made on first use.
+   */
+  budget(): ScriptBudget {
+    return (this.#budget ??= new ScriptBudget(this.#system.limits, this.scriptRequest()));
   }
 
   /** RunContext.request of the scripts of this request (the URL is built only if a script reads it). */
@@ -225,6 +236,7 @@ export class RequestScope {
       importValue: (m, n) => this.value(consumer, m, n),
       request: this.scriptRequest(),
       share: true,
+      budget: this.budget(),
     });
     return outcome instanceof Promise ? outcome.then((o) => exportsOf(supplier, o)) : exportsOf(supplier, outcome);
   }
@@ -232,7 +244,7 @@ export class RequestScope {
   /** What a view (or HTML supplier) rendered in this request needs. */
   renderInput(consumer: Consumer, onError?: (info: { file: string; line: number; column: number; error: unknown }) => void) {
     return {
-      importValue: (m: string, n: string) => openScriptValue(this.value(consumer, m, n)),
+      importValue: (m: string, n: string) => openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget()),
       dev: this.#system.dev,
       onError:
         onError ??

@@ -7,11 +7,11 @@ import * as acorn from 'acorn';
 import vm from 'node:vm';
 import { LanewayError } from '../diag/index.js';
 import { generateScript, type GeneratedScript } from './generate.js';
-import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, plainJson, shareValue, toHost, toRealm, type RealmRun } from './realm.js';
+import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, plainJson, registerPositions, registerSource, ScriptBudget, SCRIPT_SCHEME, shareValue, toHost, toRealm, type RealmRun } from './realm.js';
 import { DEFAULT_LIMITS, type CompiledScript, type ScriptKind, type RunContext, type RunOutcome, type ScriptCompileOptions, type ScriptLimits } from './types.js';
 import { validateScript } from './validate.js';
 
-type SourceLine = GeneratedScript['sourceLine'];
+type SourcePos = GeneratedScript['sourcePos'];
 
 /** The compiled script: its completion (or exports) in an array, or a realm Promise of it once it waited. */
 type ScriptFunction = (run: RealmRun) => unknown[] | PromiseLike<unknown[]>;
@@ -38,7 +38,8 @@ export function compileScript(file: string, source: string, options: ScriptCompi
     checkImport: options.checkImport,
   });
   if (!analysis) return undefined;
-  const { code, sourceLine } = generateScript(program, analysis, options.kind);
+  const { code, sourcePos } = generateScript(program, analysis, options.kind, source, registerSource);
+  registerPositions(file, sourcePos);
   const { kit, context } = getRealm();
   let fn: ScriptFunction;
   try {
@@ -56,12 +57,12 @@ export function compileScript(file: string, source: string, options: ScriptCompi
     kind: options.kind,
     imports,
     exports,
-    run: (ctx) => runScript(file, options.kind, fn, sourceLine, imports, exports, ctx.limits ? { ...baseLimits, ...ctx.limits } : baseLimits, ctx),
+    run: (ctx) => runScript(file, options.kind, fn, sourcePos, imports, exports, ctx.budget?.limits ?? (ctx.limits ? { ...baseLimits, ...ctx.limits } : baseLimits), ctx),
   };
 }
 
 function scriptFilename(file: string): string {
-  return `laneway-script:${file}`;
+  return SCRIPT_SCHEME + file;
 }
 
 /**
@@ -72,22 +73,13 @@ function runScript(
   file: string,
   kind: ScriptKind,
   fn: ScriptFunction,
-  sourceLine: SourceLine,
+  sourcePos: SourcePos,
   imports: Array<{ module: string; name: string }>,
   exports: Array<{ exported: string }>,
   limits: ScriptLimits,
   ctx: RunContext,
 ): RunOutcome | Promise<RunOutcome> {
   const { kit } = getRealm();
-  // Only `Redirect….url` needs the origin: computed on first use (so is ctx.request.url).
-  const origin = (): string => {
-    try {
-      const o = new URL(ctx.request.url).origin;
-      return o === 'null' ? '' : o;
-    } catch {
-      return ''; // A relative URL: `Redirect….url` then has no origin.
-    }
-  };
   const imp = (i: number): unknown => {
     const { module, name } = imports[i]!;
     try {
@@ -96,7 +88,9 @@ function runScript(
       throw errorToRealm(e instanceof LanewayError ? e : new LanewayError('LW_SCRIPT_IMPORT_FAILED', `${file}: the import of ${name} from '${module}' failed: ${String((e as Error)?.message ?? e)}`, { status: 500, cause: e }));
     }
   };
-  const run = kit.newRun(limits, ctx.request.path, origin, imp);
+  // The request's budget, shared with every other script and view of the request.
+  const budget = ctx.budget ?? new ScriptBudget(limits, ctx.request);
+  const run = kit.newRun(budget.realm, imp);
   const complete = (result: unknown[]): RunOutcome => {
     try {
       run.finish();
@@ -111,27 +105,46 @@ function runScript(
         const json = plainJson(value, limits);
         if (json !== undefined) return { kind: 'value', value: shareValue(value, file, json) };
       }
-      return { kind: 'value', value: toHost(result[0], limits) };
+      return { kind: 'value', value: toHost(result[0], limits, { count: 0, size: 0, stack: [], budget }) };
     } catch (e) {
-      return classify(file, e, limits, sourceLine);
+      return classify(file, e, limits, sourcePos);
     }
   };
   const failed = (e: unknown): RunOutcome => {
     run.finish();
-    return classify(file, e, limits, sourceLine);
+    return classify(file, e, limits, sourcePos);
   };
+  const prev = kit.current();
+  const started = kit.enter(budget.realm);
   let out: unknown;
   try {
     out = fn(run);
   } catch (e) {
     return failed(e);
+  } finally {
+    if (started) kit.leave(budget.realm);
+    kit.setCurrent(prev);
   }
-  if (kit.isPromise(out)) return new Promise<RunOutcome>((resolve) => kit.subscribe(out, (v) => resolve(complete(v as unknown[])), (e) => resolve(failed(e))));
+  if (kit.isPromise(out)) {
+    return new Promise<RunOutcome>((resolve) =>
+      kit.subscribe(
+        out,
+        (v) => {
+          kit.leave(budget.realm);
+          resolve(complete(v as unknown[]));
+        },
+        (e) => {
+          kit.leave(budget.realm);
+          resolve(failed(e));
+        },
+      ),
+    );
+  }
   return complete(out as unknown[]);
 }
 
 /** Maps whatever ended a run abnormally to its outcome. */
-function classify(file: string, e: unknown, limits: ScriptLimits, sourceLine: SourceLine): RunOutcome {
+function classify(file: string, e: unknown, limits: ScriptLimits, sourcePos: SourcePos): RunOutcome {
   const { kit } = getRealm();
   if (e instanceof OutputLimitError) {
     e.message = `${file}: ${e.message}`;
@@ -154,10 +167,14 @@ function classify(file: string, e: unknown, limits: ScriptLimits, sourceLine: So
     if (info.stackOverflow) {
       return { kind: 'limit', error: named(new LanewayError('LW_SCRIPT_DEPTH_LIMIT', `${file}: nested calls too deep (the call stack ran out)`, { status: 503 }), file) };
     }
-    const line = lineOf(info.stack, file, sourceLine);
-    const error = new LanewayError('LW_SCRIPT_RUNTIME', `${file}${line ? `:${line}` : ''}: ${info.name}: ${info.message}`, { status: 500 });
+    const at = positionOf(info.stack, file);
+    void sourcePos; // the stack names script positions already (realm.ts registerPositions)
+    const error = new LanewayError('LW_SCRIPT_RUNTIME', `${file}${at ? `:${at.line}:${at.column}` : ''}: ${info.name}: ${info.message}`, { status: 500 });
     error.file = file;
-    if (line) error.line = line;
+    if (at) {
+      error.line = at.line;
+      error.column = at.column;
+    }
     return { kind: 'error', error };
   }
   if (e instanceof Error) {
@@ -178,11 +195,11 @@ function named(error: LanewayError, file: string): LanewayError {
   return error;
 }
 
-/** The script line of the first stack frame in the generated code (see GeneratedScript.sourceLine). */
-function lineOf(stack: string, file: string, sourceLine: SourceLine): number | undefined {
-  const marker = `${scriptFilename(file)}:`;
+/** The script position of the first frame of `file` in a stack as scripts see it (`    at /f.js:3:7`). */
+function positionOf(stack: string, file: string): { line: number; column: number } | undefined {
+  const marker = `\n    at ${file}:`;
   const i = stack.indexOf(marker);
   if (i === -1) return undefined;
   const m = /^(\d+):(\d+)/.exec(stack.slice(i + marker.length));
-  return m ? sourceLine(Number(m[1]), Number(m[2])) : undefined;
+  return m ? { line: Number(m[1]), column: Number(m[2]) } : undefined;
 }

@@ -32,7 +32,7 @@ import type { ScriptKind } from './types.js';
 import type { Analysis, AnyNode, FunctionInfo } from './validate.js';
 import { GRANTED_GLOBALS } from './names.js';
 
-const KIT = ['$lw_A', '$lw_M', '$lw_Y', '$lw_B', '$lw_q', '$lw_bail', '$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply'];
+const KIT = ['$lw_A', '$lw_M', '$lw_Y', '$lw_B', '$lw_q', '$lw_bail', '$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply', '$lw_nt'];
 
 interface FnState {
   info: FunctionInfo;
@@ -40,22 +40,29 @@ interface FnState {
   top: boolean;
   /** The synchronous variant of a pure waiting arrow: calls that could wait are checked ($lw_q). */
   checked: boolean;
+  /** This variant is an async function. */
+  async: boolean;
 }
 
 export interface GeneratedScript {
   code: string;
   /**
-   * The script line of a position (1-based line and column) in the generated code. Lines are kept
-   * aligned, except inside the second (async) copy of an arrow compiled twice, which is written on
-   * one line: positions there are mapped back.
+   * The script position (1-based line and column) of a position in the generated code (1-based, as
+   * V8 reports them in stack frames). Lines are kept aligned, except inside the second (async)
+   * copy of an arrow compiled twice, which is written on one line; columns never are: every
+   * expression leaves a mark, and a position maps to the last mark at or before it.
    */
-  sourceLine(line: number, column: number): number;
+  sourcePos(line: number, column: number): { line: number; column: number };
 }
 
-export function generateScript(program: AnyNode, analysis: Analysis, kind: ScriptKind): GeneratedScript {
-  const g = new Generator(analysis);
+/**
+ * `register(text)` stores the script's own text of each arrow and gives the id written into the
+ * arrow's code, which Function.prototype.toString in the realm turns back into that text.
+ */
+export function generateScript(program: AnyNode, analysis: Analysis, kind: ScriptKind, source: string, register: (text: string) => number): GeneratedScript {
+  const g = new Generator(analysis, source, register);
   const code = g.program(program, kind);
-  return { code, sourceLine: g.lineMapper() };
+  return { code, sourcePos: g.positionMapper() };
 }
 
 class Generator {
@@ -64,23 +71,25 @@ class Generator {
   #line = 1;
   /** 0-based column on the current output line. */
   #col = 0;
-  /** > 0 while writing a copy whose lines are not aligned (see GeneratedScript.sourceLine). */
+  /** > 0 while writing a copy whose lines are not aligned (see GeneratedScript.sourcePos). */
   #shadow = 0;
-  /** [line, column (0-based), script line], in output order, inside unaligned copies. */
-  readonly #marks: Array<[number, number, number]> = [];
-  /** [start line, start column, end line, end column] of each unaligned copy. */
-  readonly #regions: Array<[number, number, number, number]> = [];
+  /** [line, column (0-based), script line, script column (0-based)], in output order. */
+  readonly #marks: Array<[number, number, number, number]> = [];
   #fn!: FnState;
+  readonly #source: string;
+  readonly #register: (text: string) => number;
 
-  constructor(analysis: Analysis) {
+  constructor(analysis: Analysis, source: string, register: (text: string) => number) {
     this.#a = analysis;
+    this.#source = source;
+    this.#register = register;
   }
 
   program(program: AnyNode, kind: ScriptKind): string {
     const globals = [...GRANTED_GLOBALS].filter((g) => g !== 'undefined' && g !== 'NaN' && g !== 'Infinity');
     this.#emit(`(function ($lw_G, $lw_K) { "use strict"; const {${globals.join(', ')}} = $lw_G; const {${KIT.join(', ')}} = $lw_K; `);
-    this.#emit('return $lw_A(function* ($lw_r) { $lw_S.cur = $lw_r; ');
-    this.#fn = { info: { node: null, calls: [], async: true, pure: false }, temps: 0, top: true, checked: false };
+    this.#emit('return $lw_A(function* ($lw_r) { const $lw_b = $lw_r.b; ');
+    this.#fn = { info: { node: null, calls: [], async: true, pure: false }, temps: 0, top: true, checked: false, async: false };
     this.#a.imports.forEach((imp, i) => {
       this.#emit(`const ${imp.local} = `);
       this.#awaitCall(() => this.#emit(`$lw_r.imp(${i})`));
@@ -115,26 +124,35 @@ class Generator {
   /** Moves the output to the line a node starts on, so stack traces name the script's lines. */
   #sync(node: AnyNode): void {
     const target = node.loc?.start.line ?? this.#line;
-    if (this.#shadow > 0) {
-      this.#marks.push([this.#line, this.#col, target]);
-      return;
-    }
-    if (target > this.#line) this.#emit('\n'.repeat(target - this.#line));
+    if (this.#shadow === 0 && target > this.#line) this.#emit('\n'.repeat(target - this.#line));
+    this.#mark(node);
   }
 
-  lineMapper(): (line: number, column: number) => number {
+  /** Records that the output here stands for the start of `node` (see GeneratedScript.sourcePos). */
+  #mark(node: AnyNode): void {
+    if (node.loc) this.#marks.push([this.#line, this.#col, node.loc.start.line, node.loc.start.column]);
+  }
+
+  positionMapper(): (line: number, column: number) => { line: number; column: number } {
     const marks = this.#marks;
-    const regions = this.#regions;
-    const before = (l1: number, c1: number, l2: number, c2: number): boolean => l1 < l2 || (l1 === l2 && c1 <= c2);
     return (line, column) => {
       const col = column - 1;
-      if (!regions.some(([l1, c1, l2, c2]) => before(l1, c1, line, col) && before(line, col, l2, c2))) return line;
-      let found = line;
-      for (const [l, c, src] of marks) {
-        if (!before(l, c, line, col)) break;
-        found = src;
+      // The last mark at or before (line, col): marks are in output order.
+      let lo = 0;
+      let hi = marks.length - 1;
+      let found = -1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const [l, c] = marks[mid]!;
+        if (l < line || (l === line && c <= col)) {
+          found = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
+        }
       }
-      return found;
+      if (found === -1) return { line, column };
+      return { line: marks[found]![2], column: marks[found]![3] + 1 };
     };
   }
 
@@ -203,7 +221,8 @@ class Generator {
       case 'ReturnStatement':
         this.#emit('return ');
         if (node.argument) {
-          this.#emit('(');
+          // An async function's result is adopted when it has a then method: never a script's ($lw_nt).
+          this.#emit(this.#fn.async ? '$lw_nt(' : '(');
           this.#expression(node.argument);
           this.#emit(')');
         }
@@ -221,7 +240,7 @@ class Generator {
     this.#emit('} ');
     if (node.handler) {
       // Limits and forbidden accesses are not catchable: chk rethrows them.
-      this.#emit('catch ($lw_e) { $lw_r.chk($lw_e); ');
+      this.#emit('catch ($lw_e) { $lw_b.chk($lw_e); ');
       if (top) this.#emit('$lw_cv = undefined; ');
       if (node.handler.param) {
         this.#emit('let ');
@@ -233,7 +252,8 @@ class Generator {
     }
     if (node.finalizer) {
       const saved = top ? this.#temp() : '';
-      this.#emit('finally { ');
+      // A pending limit is raised again before the block runs: nothing in it can swallow the limit.
+      this.#emit('finally { $lw_b.fin(); ');
       if (top) this.#emit(`${saved} = $lw_cv; `);
       for (const s of node.finalizer.body) this.#statement(s);
       if (top) this.#emit(`$lw_cv = ${saved}; `);
@@ -296,6 +316,7 @@ class Generator {
   // ---- expressions -------------------------------------------------------------------------
 
   #expression(node: AnyNode): void {
+    this.#mark(node);
     switch (node.type) {
       case 'Identifier':
         this.#emit(node.name);
@@ -403,6 +424,7 @@ class Generator {
 
   /** `.name` or `[key]` of a member expression, with the run-time key check when computed. */
   #memberAccess(node: AnyNode, optional = false): void {
+    this.#mark(node.property);
     if (!node.computed) {
       this.#emit(`${optional ? '?.' : '.'}${node.property.name}`);
       return;
@@ -482,46 +504,69 @@ class Generator {
 
   #arrow(node: AnyNode): void {
     const info = this.#a.functions.get(node)!;
+    // The id of the arrow's own text, written as a comment at the start of its parameters, where
+    // Function.prototype.toString of the realm finds it (realm-source.ts).
+    const id = this.#register(this.#source.slice(node.start, node.end));
     if (!info.async || !info.pure) {
-      this.#arrowVariant(node, info, info.async, false);
+      this.#arrowVariant(node, info, info.async, false, id);
       return;
     }
     // A pure arrow that may wait (see the file comment): a wrapper of its own, so that the call of
     // the synchronous variant can be inlined; the async copy is written on the current line, its
-    // positions mapped back (#sync).
+    // positions mapped back (#mark).
     const rest = node.params.some((p: AnyNode) => p.type === 'RestElement');
     const params = rest ? '...$lw_as' : node.params.map((_: AnyNode, i: number) => `$lw_a${i}`).join(', ');
     const args = rest ? '...$lw_as' : params;
     this.#emit(
-      `$lw_M((($lw_sv, $lw_av) => (${params}) => { if ($lw_Y.on) $lw_bail(); $lw_Y.on = true; ` +
+      `$lw_M((($lw_sv, $lw_av) => (/*#${id}*/${params}) => { if ($lw_Y.on) $lw_bail(); $lw_Y.on = true; ` +
         `try { return $lw_sv(${args}); } catch ($lw_x) { if ($lw_x !== $lw_B) throw $lw_x; } finally { $lw_Y.on = false; } ` +
         `return $lw_av(${args}); })(`,
     );
-    this.#arrowVariant(node, info, false, true);
+    this.#arrowVariant(node, info, false, true, id);
     this.#emit(', ');
-    const start: [number, number] = [this.#line, this.#col];
     this.#shadow++;
-    this.#marks.push([this.#line, this.#col, node.loc?.start.line ?? this.#line]);
-    this.#arrowVariant(node, info, true, false);
+    this.#arrowVariant(node, info, true, false, id);
     this.#shadow--;
-    this.#regions.push([start[0], start[1], this.#line, this.#col]);
     this.#emit('))');
   }
 
-  #arrowVariant(node: AnyNode, info: FunctionInfo, isAsync: boolean, checked: boolean): void {
+  #arrowVariant(node: AnyNode, info: FunctionInfo, isAsync: boolean, checked: boolean, id: number): void {
     const outer = this.#fn;
-    this.#fn = { info, temps: 0, top: false, checked };
-    this.#emit(isAsync ? '(async (' : '((');
+    this.#fn = { info, temps: 0, top: false, checked, async: isAsync };
+    this.#emit(isAsync ? `(async (/*#${id}*/` : `((/*#${id}*/`);
+    // Parameters that are plain names (or a rest name) stay in the list; any other pattern is
+    // declared at the start of the body, where its default values may call functions that wait.
+    const lowered: Array<[AnyNode, string]> = [];
     node.params.forEach((p: AnyNode, i: number) => {
       if (i) this.#emit(', ');
-      this.#pattern(p);
+      const plain = p.type === 'Identifier' || (p.type === 'RestElement' && p.argument.type === 'Identifier');
+      if (plain) {
+        this.#pattern(p);
+        return;
+      }
+      const name = `$lw_p${i}`;
+      this.#emit(p.type === 'RestElement' ? `...${name}` : name);
+      lowered.push([p.type === 'RestElement' ? p.argument : p, name]);
     });
-    this.#emit(') => { if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow(); if ($lw_S.cur !== $lw_r) $lw_S.cur = $lw_r; try { ');
+    this.#emit(') => { if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow(); if ($lw_S.cur !== $lw_b) $lw_b.enter(); try { ');
+    for (const [p, name] of lowered) {
+      this.#emit('let ');
+      if (p.type === 'AssignmentPattern') {
+        // `(x = d) =>`: the default applies when the argument is undefined, as in a parameter list.
+        this.#pattern(p.left);
+        this.#emit(` = ${name} === undefined ? (`);
+        this.#expression(p.right);
+        this.#emit(`) : ${name}; `);
+      } else {
+        this.#pattern(p);
+        this.#emit(` = ${name}; `);
+      }
+    }
     if (node.body.type === 'BlockStatement') {
       for (const s of node.body.body) this.#statement(s);
     } else {
       this.#sync(node.body);
-      this.#emit('return (');
+      this.#emit(isAsync ? 'return $lw_nt(' : 'return (');
       this.#expression(node.body);
       this.#emit('); ');
     }
@@ -536,7 +581,7 @@ class Generator {
   #awaitCall(emitCall: () => void): void {
     this.#emit('(($lw_t = ');
     emitCall();
-    this.#emit(`) instanceof $lw_P ? ($lw_r.p(), $lw_t = ${this.#fn.top ? 'yield' : 'await'} $lw_t, $lw_r.q(), $lw_t) : $lw_t)`);
+    this.#emit(`) instanceof $lw_P ? ($lw_b.p(), $lw_t = ${this.#fn.top ? 'yield' : 'await'} $lw_t, $lw_b.q(), $lw_t) : $lw_t)`);
   }
 
   #arguments(args: AnyNode[]): void {

@@ -27,75 +27,141 @@ const getDesc = OObject.getOwnPropertyDescriptor, defProp = OObject.defineProper
 const freeze = OObject.freeze, keys = OObject.keys, isArray = OArray.isArray, hasOwn = OObject.hasOwn;
 const OP = OObject.prototype, AP = OArray.prototype, SP = OString.prototype, PP = OPromise.prototype;
 const A = { push: AP.push, pop: AP.pop, slice: AP.slice, join: AP.join, sort: AP.sort, concat: AP.concat, splice: AP.splice,
-  unshift: AP.unshift, includes: AP.includes, toSpliced: AP.toSpliced, map: AP.map, indexOf: AP.indexOf };
+  unshift: AP.unshift, includes: AP.includes, toSpliced: AP.toSpliced, map: AP.map, indexOf: AP.indexOf,
+  lastIndexOf: AP.lastIndexOf, toReversed: AP.toReversed, with: AP.with, reverse: AP.reverse, fill: AP.fill };
 const S_ = { indexOf: SP.indexOf, slice: SP.slice, repeat: SP.repeat, padStart: SP.padStart, padEnd: SP.padEnd,
-  split: SP.split, concat: SP.concat, replace: SP.replace, replaceAll: SP.replaceAll, lastIndexOf: SP.lastIndexOf };
+  split: SP.split, concat: SP.concat, replace: SP.replace, replaceAll: SP.replaceAll, lastIndexOf: SP.lastIndexOf,
+  charCodeAt: SP.charCodeAt };
 const call = (f, self, ...args) => apply(f, self, args);
 const push = (a, v) => apply(A.push, a, [v]);
 const then = PP.then;
 const noop = () => {};
 const isP = (v) => v instanceof OPromise;
 const AsyncFunctionPrototype = getProto(async function () {});
-const SymIterator = Symbol.iterator, SymToPrimitive = Symbol.toPrimitive;
-const now = host.now;
+const SymIterator = Symbol.iterator, SymToPrimitive = Symbol.toPrimitive, SymHasInstance = Symbol.hasInstance;
+const now = host.now, cpuNow = host.cpu;
 const DEF = { ms: host.maxStringLength, ma: host.maxArrayLength, md: host.maxDepth };
 const FORBID = new OSet(host.forbidden);
 const HOOKS = new OSet(host.hooks);
 const TICKS = 64;
 
-// 2. Runs, signals, helpers for generated code ---------------------------------------------------
+// 2. Request budgets, runs, signals, helpers for generated code ---------------------------------
 class Signal {
   constructor(code, message) { this.code = code; this.message = message; freeze(this); }
 }
+// The budget of the request whose script code is running now, or null while host code runs. Every
+// way into script code sets it (a run's start, a host call of a script function, the resumption
+// after a wait) and every way out restores it: per-request state is read from the budget, never
+// from a slot that outlives the call.
 const S = { cur: null };
 const lim = () => S.cur || DEF;
-const limitString = () => { throw new Signal('LW_SCRIPT_STRING_LIMIT', 'built a string longer than ' + lim().ms + ' characters'); };
-const limitArray = (what) => { throw new Signal('LW_SCRIPT_ARRAY_LIMIT', 'built ' + (what || 'an array') + ' larger than ' + lim().ma + ' items'); };
-const limitDepth = () => { throw new Signal('LW_SCRIPT_DEPTH_LIMIT', 'nested values deeper than ' + lim().md); };
-const forbidden = (name) => { throw new Signal('LW_SCRIPT_FORBIDDEN_ACCESS', 'the member "' + name + '" is not accessible from scripts'); };
-const hook = (name) => { throw new Signal('LW_SCRIPT_FORBIDDEN_ACCESS', 'scripts cannot define "' + name + '"'); };
+// A limit ends the whole request: the budget is marked dead first, so no catch or finally of any
+// script of the request can go on (see Budget.chk and Budget.fin).
+const signal = (code, message) => {
+  const b = S.cur;
+  if (b !== null) b.fail(code, message);
+  throw new Signal(code, message);
+};
+const limitString = () => signal('LW_SCRIPT_STRING_LIMIT', 'built a string longer than ' + lim().ms + ' characters');
+const limitArray = (what) => signal('LW_SCRIPT_ARRAY_LIMIT', 'built ' + (what || 'an array') + ' larger than ' + lim().ma + ' items');
+const limitDepth = () => signal('LW_SCRIPT_DEPTH_LIMIT', 'nested values deeper than ' + lim().md);
+const forbidden = (name) => signal('LW_SCRIPT_FORBIDDEN_ACCESS', 'the member "' + name + '" is not accessible from scripts');
+const hook = (name) => signal('LW_SCRIPT_FORBIDDEN_ACCESS', 'scripts cannot define "' + name + '"');
 const isStackOverflow = (e) => e instanceof ORangeError && e.message === 'Maximum call stack size exceeded';
 
+// One request's budget, shared by every script, supplier, function call and view of the request.
+// CPU: the clock runs while script code of the request runs (not while it waits). It reads the
+// wall clock, which is cheap; only once that says the budget is spent does it read the process
+// CPU time, and the run ends when the CPU time used from then on (the smaller of the two clocks)
+// passes half the budget: a script that was merely descheduled, or paused by the machine, finishes
+// before that, while one that really computes ends within 1.5x its budget.
+// Memory: the strings and arrays the request's built-ins make are charged to one allowance.
+class Budget {
+  constructor(l, req, rid) {
+    this.cpu = l.cpuMs; this.ms = l.maxStringLength; this.ma = l.maxArrayLength; this.md = l.maxDepth;
+    this.mem = l.memoryMb * 1048576; this.mb = l.memoryMb;
+    this.used = 0; this.t0 = 0; this.on = false;
+    this.v = false; this.vUsed = 0; this.vC = 0; this.vW = 0;
+    this.dead = null; this.runs = []; this.req = req; this.org = null; this.rid = rid;
+  }
+  // Start the clock (false when it was running already: the caller then leaves it running).
+  enter() {
+    S.cur = this;
+    if (this.on) return false;
+    this.on = true; this.t0 = now();
+    if (this.v) { this.vC = cpuNow(); this.vW = this.t0; }
+    return true;
+  }
+  // Stop the clock; host code runs next.
+  leave() {
+    if (this.on) {
+      const t = now();
+      this.used += t - this.t0;
+      if (this.v) this.vUsed += OMath.min(cpuNow() - this.vC, t - this.vW);
+      this.on = false;
+    }
+    if (S.cur === this) S.cur = null;
+  }
+  // Around a real await: p before, q after (the request may have died meanwhile).
+  p() { this.leave(); }
+  q() { this.enter(); if (this.dead !== null) throw this.dead; }
+  check() {
+    if (this.dead !== null) throw this.dead;
+    if (!this.on) return;
+    const t = now();
+    if (this.used + (t - this.t0) <= this.cpu) return;
+    const c = cpuNow();
+    if (!this.v) { this.v = true; this.vUsed = 0; this.vC = c; this.vW = t; return; }
+    if (this.vUsed + OMath.min(c - this.vC, t - this.vW) > this.cpu / 2) this.fail('LW_SCRIPT_CPU_LIMIT', 'used more than ' + this.cpu + ' ms of CPU');
+  }
+  alloc(bytes) {
+    this.mem -= bytes;
+    if (this.mem < 0) this.fail('LW_SCRIPT_MEMORY_LIMIT', 'built more than ' + this.mb + ' MiB of strings and arrays');
+  }
+  fail(code, message) {
+    if (this.dead === null) {
+      this.dead = new Signal(code, message);
+      // Every run of the request takes the slow path at its next function entry.
+      for (let i = 0; i < this.runs.length; i++) this.runs[i].md = -1;
+    }
+    throw this.dead;
+  }
+  // At every catch entry: limits and forbidden accesses are not catchable.
+  chk(e) {
+    if (e === BAIL) throw e;
+    if (this.dead !== null) throw this.dead;
+    if (e instanceof Signal) this.fail(e.code, e.message);
+    if (isStackOverflow(e)) this.fail('LW_SCRIPT_DEPTH_LIMIT', 'nested calls too deep (the call stack ran out)');
+  }
+  // At every finally entry: a pending limit is raised again, whatever the finally block would do.
+  fin() { if (this.dead !== null) throw this.dead; }
+  origin() { if (this.org === null) this.org = OString(this.req.origin()); return this.org; }
+}
+// Heavy built-ins: after one that worked on n items, the clock is read (only when n is large, so
+// small calls cost nothing); mem charges what a built-in made to the request's allowance.
+const heavy = (n) => { if (n > 2048) { const b = S.cur; if (b !== null) b.check(); } };
+const mem = (bytes) => { const b = S.cur; if (b !== null) b.alloc(bytes); };
+
+// One run of one script: its call depth and tick counter, its imports, and the request's budget.
 class Run {
-  constructor(l, req, imp) {
-    this.n = TICKS; this.d = 0; this.md = l.maxDepth; this.maxD = l.maxDepth;
-    this.ms = l.maxStringLength; this.ma = l.maxArrayLength; this.cpu = l.cpuMs;
-    this.used = 0; this.slice = now(); this.paused = false; this.dead = null; this.done = false;
-    this.req = req; this.hostImp = imp; this.org = null;
+  constructor(b, imp) {
+    this.b = b; this.d = 0; this.md = b.dead === null ? b.md : -1; this.maxD = b.md; this.n = TICKS; this.hostImp = imp;
+    push(b.runs, this);
   }
   // Called at a function entry when the depth passed md or every TICKS entries. When it throws,
   // the entering frame's finally never runs, so it undoes that frame's depth itself.
   slow() {
     if (this.d > this.md) this.n--; // the prologue's || skipped the tick
-    if (this.done && this.d === 1) {
-      // A function of a finished run (a function supplier) called from elsewhere: a fresh budget.
-      this.dead = null; this.used = 0; this.slice = now(); this.paused = false; this.n = TICKS;
-    }
-    if (this.dead !== null) { this.d--; throw this.dead; }
-    if (this.d > this.maxD) { this.d--; this.fail('LW_SCRIPT_DEPTH_LIMIT', 'nested calls deeper than ' + this.maxD); }
+    const b = this.b;
+    if (b.dead !== null) { this.d--; throw b.dead; }
+    if (this.d > this.maxD) { this.d--; b.fail('LW_SCRIPT_DEPTH_LIMIT', 'nested calls deeper than ' + this.maxD); }
     if (this.n < 0) {
       this.n = TICKS;
-      if (this.paused) this.q();
-      if (this.used + (now() - this.slice) > this.cpu) { this.d--; this.fail('LW_SCRIPT_CPU_LIMIT', 'used more than ' + this.cpu + ' ms of CPU'); }
+      try { b.check(); } catch (e) { this.d--; throw e; }
     }
   }
-  fail(code, message) { const s = new Signal(code, message); this.kill(s); throw s; }
-  kill(s) { this.dead = s; this.n = -Infinity; if (!this.done) this.md = -1; }
-  // Pause / resume the CPU clock around a real await.
-  p() { if (!this.paused) { this.used += now() - this.slice; this.paused = true; } }
-  q() { if (this.paused) { this.paused = false; this.slice = now(); } S.cur = this; }
-  // At every catch entry: limits and forbidden accesses are not catchable.
-  chk(e) {
-    if (e === BAIL) throw e;
-    this.q();
-    if (this.dead !== null) throw this.dead;
-    if (e instanceof Signal) { this.kill(e); throw e; }
-    if (isStackOverflow(e)) this.fail('LW_SCRIPT_DEPTH_LIMIT', 'nested calls too deep (the call stack ran out)');
-  }
   imp(i) { return this.hostImp(i); }
-  origin() { if (this.org === null) this.org = OString(this.req.origin()); return this.org; }
-  // No clock reading: nothing counts the CPU time of a finished run (see slow() for later calls).
-  finish() { this.paused = true; this.done = true; this.md = 0; this.hostImp = null; }
+  finish() { this.hostImp = null; }
 }
 
 const key = (k) => {
@@ -111,9 +177,16 @@ const pk = (k) => {
 };
 const checkIndex = (o, k, v) => {
   const c = lim().ma;
-  if (k === 'length') { if (!(ONumber(v) <= c)) limitArray(); return; }
+  if (k === 'length') {
+    const n = ONumber(v);
+    if (!(n <= c)) limitArray();
+    if (n > o.length) throw new ORangeError('setting length past the end would leave holes in the array: push the values instead');
+    return;
+  }
   const i = typeof k === 'number' ? k : (k === '' ? -1 : ONumber(k));
   if (i >= c) limitArray();
+  // Arrays never have holes, so every built-in visits them as JavaScript does (docs/scripting.md).
+  if (i > o.length && ONumber.isInteger(i)) throw new ORangeError('index ' + i + ' is past the end of the array (length ' + o.length + '), which would leave holes: push the values instead');
 };
 const set = (o, k, v) => {
   k = key(k);
@@ -129,7 +202,11 @@ const del = (o, k) => {
   return delete o[k];
 };
 const cs = (v) => { if (typeof v === 'string' && v.length > lim().ms) limitString(); return v; };
-const ca = (v) => { if (v.length > lim().ma) limitArray(); return v; };
+const ca = (v) => { if (v.length > lim().ma) limitArray(); return made(v); };
+// An array a built-in made: charged to the memory allowance, and the clock read when it is large.
+const made = (a) => { const n = a.length; if (n > 64) { mem(n * 8); heavy(n); } return a; };
+// A string a built-in made.
+const madeS = (str) => { const n = str.length; if (n > 256) { if (n > lim().ms) limitString(); mem(n * 2); heavy(n); } return str; };
 const callable = (f, what) => { if (typeof f !== 'function') throw new OTypeError(what + ' is not a function'); };
 
 // 3. Callback-aware iteration ---------------------------------------------------------------------
@@ -148,8 +225,8 @@ const loopAsync = async (i, v, n, step, on, done) => {
   const r = S.cur;
   for (;;) {
     if (isP(v)) { if (r) r.p(); v = await v; if (r) r.q(); }
-    if (on(i, v)) return done(true, i);
-    if (++i >= n) return done(false, -1);
+    if (on(i, v)) return noThen(done(true, i));
+    if (++i >= n) return noThen(done(false, -1));
     v = step(i);
   }
 };
@@ -165,11 +242,17 @@ const driveAsync = async (g, p) => {
     let v, failed = false;
     try { v = await p; } catch (e) { v = e; failed = true; }
     const r = failed ? g.throw(v) : g.next(v);
-    if (r.done) return r.value;
+    if (r.done) return noThen(r.value);
     p = r.value;
   }
 };
 const topLevel = (g) => (r) => drive(g(r));
+// What an async function returns is adopted by JavaScript when it has a then method: never one of
+// a script's values (scripts cannot define then; this holds whatever reached the value).
+const noThen = (v) => {
+  if (v !== null && (typeof v === 'object' || typeof v === 'function') && !isP(v) && typeof v.then === 'function') hook('then');
+  return v;
+};
 
 // An arrow that may wait but changes nothing (validate.ts FunctionInfo.pure) is compiled twice: a
 // synchronous variant s, whose calls that could wait are made only when the callee is a built-in
@@ -198,16 +281,17 @@ const arrayMethods = {
       const v = cb3(cb, thisArg, a[i], i, a);
       if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), () => false, () => undefined);
     }
+    heavy(n);
     return undefined;
   },
   map(cb, thisArg) {
     const a = this, n = a.length, out = []; callable(cb, 'map callback');
     for (let i = 0; i < n; i++) {
       const v = cb3(cb, thisArg, a[i], i, a);
-      if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), (k, w) => { push(out, w); return false; }, () => out);
+      if (isP(v)) return loopAsync(i, v, n, (k) => cb3(cb, thisArg, a[k], k, a), (k, w) => { push(out, w); return false; }, () => made(out));
       push(out, v);
     }
-    return out;
+    return made(out);
   },
   filter(cb, thisArg) {
     const a = this, n = a.length, out = []; let el; callable(cb, 'filter callback');
@@ -215,11 +299,12 @@ const arrayMethods = {
       el = a[i];
       const v = cb3(cb, thisArg, el, i, a);
       if (isP(v)) {
-        return loopAsync(i, v, n, (k) => { el = a[k]; return cb3(cb, thisArg, el, k, a); }, (k, w) => { if (w) push(out, el); return false; }, () => out);
+        return loopAsync(i, v, n, (k) => { el = a[k]; return cb3(cb, thisArg, el, k, a); }, (k, w) => { if (w) push(out, el); return false; }, () => made(out));
       }
       if (v) push(out, el);
     }
-    return out;
+    heavy(n);
+    return made(out);
   },
   some(cb, thisArg) {
     const a = this, n = a.length; callable(cb, 'some callback');
@@ -294,15 +379,28 @@ const arrayMethods = {
     }, () => out);
   },
   sort(cmp) { return sortArray(this, cmp); },
-  toSorted(cmp) { return sortArray(apply(A.slice, this, []), cmp); },
-  join(sep) { return joinArray(this, sep === undefined ? ',' : OString(sep), { count: 0, size: 0 }, []); },
-  toString() { return joinArray(this, ',', { count: 0, size: 0 }, []); },
-  toLocaleString() { return joinArray(this, ',', { count: 0, size: 0 }, []); },
-  concat(...items) { return ca(apply(A.concat, this, items)); },
+  toSorted(cmp) { return sortArray(made(apply(A.slice, this, [])), cmp); },
+  join(sep) { return madeS(joinArray(this, sep === undefined ? ',' : OString(sep), { count: 0, size: 0 }, [])); },
+  toString() { return madeS(joinArray(this, ',', { count: 0, size: 0 }, [])); },
+  toLocaleString() { return madeS(joinArray(this, ',', { count: 0, size: 0 }, [])); },
+  concat(...items) {
+    let n = this.length;
+    for (let i = 0; i < items.length; i++) n += isArray(items[i]) ? items[i].length : 1;
+    if (n > lim().ma) limitArray();
+    return made(apply(A.concat, this, items));
+  },
+  slice(start, end) { return made(apply(A.slice, this, [start, end])); },
+  toReversed() { return made(apply(A.toReversed, this, [])); },
+  with(i, v) { return made(apply(A.with, this, [i, v])); },
+  reverse() { heavy(this.length); return apply(A.reverse, this, []); },
+  indexOf(v, from) { const r = apply(A.indexOf, this, arguments); heavy(this.length); return r; },
+  lastIndexOf(v, from) { const r = apply(A.lastIndexOf, this, arguments); heavy(this.length); return r; },
+  includes(v, from) { const r = apply(A.includes, this, arguments); heavy(this.length); return r; },
+  fill(v, start, end) { heavy(this.length); return apply(A.fill, this, arguments); },
   push(...items) { if (this.length + items.length > lim().ma) limitArray(); return apply(A.push, this, items); },
   unshift(...items) { if (this.length + items.length > lim().ma) limitArray(); return apply(A.unshift, this, items); },
   splice(...args) { if (this.length + args.length > lim().ma) limitArray(); return apply(A.splice, this, args); },
-  toSpliced(...args) { if (this.length + args.length > lim().ma) limitArray(); return apply(A.toSpliced, this, args); },
+  toSpliced(...args) { if (this.length + args.length > lim().ma) limitArray(); return made(apply(A.toSpliced, this, args)); },
   flat(depth) {
     const d = depth === undefined ? 1 : ONumber(depth); const out = []; const l = lim(); let count = 0;
     const rec = (a, d) => {
@@ -313,19 +411,21 @@ const arrayMethods = {
       }
     };
     rec(this, d);
-    return out;
+    return made(out);
   },
 };
-const compare = (x, y) => { const xs = OString(x), ys = OString(y); return xs < ys ? -1 : xs > ys ? 1 : 0; };
 const sortArray = (a, cmp) => {
   if (cmp !== undefined) callable(cmp, 'sort comparator');
   if (cmp !== undefined && (cmp[WAITS] === true || getProto(cmp) === AsyncFunctionPrototype)) return drive(sortWaiting(a, cmp));
-  const fn = cmp === undefined ? compare : (x, y) => {
+  // Without a comparator, the native order (undefined last, then by string), as in JavaScript.
+  const args = cmp === undefined ? [] : [(x, y) => {
     const r = cmp(x, y);
     if (isP(r)) { apply(then, r, [undefined, noop]); throw new OTypeError('this sort comparator waits for a result: compare plain values'); }
     return r;
-  };
-  return apply(A.sort, a, [fn]);
+  }];
+  apply(A.sort, a, args);
+  heavy(a.length * 8);
+  return a;
 };
 // Merge sort that waits for each comparison that gives a Promise (a comparator that may wait;
 // run by drive(), so it is synchronous until a comparison meets one).
@@ -388,16 +488,39 @@ const substitution = (rep, matched, pos, str) => {
     if (out.length > lim().ms) limitString();
   }
 };
+// Occurrences of pattern as replaceAll finds them (non-overlapping), counting no further than max.
+const occurrences = (str, pattern, max) => {
+  if (pattern.length === 0) return str.length + 1;
+  let n = 0;
+  for (let i = apply(S_.indexOf, str, [pattern]); i !== -1 && n <= max; i = apply(S_.indexOf, str, [pattern, i + pattern.length])) n++;
+  return n;
+};
 const replaceString = (str, pattern, replacement, all) => {
   str = OString(str); pattern = OString(pattern);
+  const l = lim();
+  if (typeof replacement !== 'function') {
+    replacement = OString(replacement);
+    const dollar = apply(S_.indexOf, replacement, ['$']) !== -1;
+    // Fast path: the native replacement (linear; string patterns never backtrack), once the result
+    // length is known to fit. With $\u0060 or $' in the replacement the length depends on the
+    // positions: the piecewise path below checks as it builds.
+    if (!dollar || (apply(S_.indexOf, replacement, ['$\u0060']) === -1 && apply(S_.indexOf, replacement, ["$'"]) === -1)) {
+      const piece = dollar ? substitution(replacement, pattern, 0, '') : replacement;
+      if (piece.length > pattern.length) {
+        const n = all ? occurrences(str, pattern, l.ms) : (apply(S_.indexOf, str, [pattern]) === -1 ? 0 : 1);
+        if (str.length + n * (piece.length - pattern.length) > l.ms) limitString();
+      }
+      return madeS(apply(all ? S_.replaceAll : S_.replace, str, [pattern, replacement]));
+    }
+  }
   const positions = [];
   const step = pattern.length || 1;
   for (let i = apply(S_.indexOf, str, [pattern]); i !== -1; i = apply(S_.indexOf, str, [pattern, i + step])) {
     push(positions, i);
     if (!all || i >= str.length) break;
   }
+  heavy(str.length);
   if (positions.length === 0) return str;
-  const l = lim();
   const build = (pieces) => {
     let size = str.length - positions.length * pattern.length;
     for (let k = 0; k < pieces.length; k++) { size += pieces[k].length; if (size > l.ms) limitString(); }
@@ -406,7 +529,7 @@ const replaceString = (str, pattern, replacement, all) => {
       out += apply(S_.slice, str, [last, positions[k]]) + pieces[k];
       last = positions[k] + pattern.length;
     }
-    return out + apply(S_.slice, str, [last]);
+    return madeS(out + apply(S_.slice, str, [last]));
   };
   const pieces = [];
   if (typeof replacement === 'function') {
@@ -414,38 +537,103 @@ const replaceString = (str, pattern, replacement, all) => {
     return loop(positions.length, (k) => call(replacement, undefined, pattern, positions[k], str),
       (k, v) => { push(pieces, OString(v)); return false; }, () => build(pieces));
   }
-  replacement = OString(replacement);
-  const plain = apply(S_.indexOf, replacement, ['$']) === -1;
+  let size = str.length;
   for (let k = 0; k < positions.length; k++) {
-    push(pieces, plain ? replacement : substitution(replacement, pattern, positions[k], str));
-    if (pieces[k].length * (positions.length - k) > l.ms) limitString();
+    push(pieces, substitution(replacement, pattern, positions[k], str));
+    size += pieces[k].length - pattern.length;
+    if (size > l.ms) limitString();
+    if ((k & 1023) === 1023) heavy(4096);
   }
   return build(pieces);
 };
 const noRegExp = (name) => function () {
   throw new OTypeError(name + ' is not available (regular expressions can make a request hang): use includes, indexOf, startsWith or split');
 };
+// Methods that only read the string: the clock is read after a long one.
+const reading = (name) => {
+  const f = SP[name];
+  return { [name]: function () { const r = apply(f, this, arguments); heavy(OString(this).length); return r; } }[name];
+};
+// Methods that make a string at most grow times as long as the input.
+const making = (name, grow) => {
+  const f = SP[name];
+  return { [name]: function () {
+    const str = OString(this), l = lim();
+    if (str.length * grow > l.ms) {
+      // The result could pass a limit: reserve the worst case from the allowance while it is made.
+      mem(str.length * grow * 2);
+      const r = apply(f, str, arguments);
+      mem(-str.length * grow * 2);
+      return madeS(r);
+    }
+    return madeS(apply(f, str, arguments));
+  } }[name];
+};
 const stringMethods = {
   repeat(count) {
     const s = OString(this), n = ONumber(count);
     if (n > 0 && s.length * n > lim().ms) limitString();
-    return apply(S_.repeat, s, [count]);
+    return madeS(apply(S_.repeat, s, [count]));
   },
-  padStart(max, fill) { if (ONumber(max) > lim().ms) limitString(); return apply(S_.padStart, OString(this), [max, fill]); },
-  padEnd(max, fill) { if (ONumber(max) > lim().ms) limitString(); return apply(S_.padEnd, OString(this), [max, fill]); },
-  concat(...parts) { return cs(apply(S_.concat, OString(this), parts)); },
+  padStart(max, fill) { if (ONumber(max) > lim().ms) limitString(); return madeS(apply(S_.padStart, OString(this), [max, fill])); },
+  padEnd(max, fill) { if (ONumber(max) > lim().ms) limitString(); return madeS(apply(S_.padEnd, OString(this), [max, fill])); },
+  concat(...parts) { return madeS(cs(apply(S_.concat, OString(this), parts))); },
   replace(pattern, replacement) { return replaceString(this, pattern, replacement, false); },
   replaceAll(pattern, replacement) { return replaceString(this, pattern, replacement, true); },
   split(sep, limit) {
-    const s = OString(this);
-    const out = apply(S_.split, s, [sep === undefined ? undefined : OString(sep), limit]);
-    if (out.length > lim().ma) limitArray();
-    return out;
+    const s = OString(this), l = lim();
+    if (sep !== undefined) {
+      sep = OString(sep);
+      const max = limit === undefined ? l.ma : OMath.min(l.ma, ONumber(limit) >>> 0);
+      if ((sep.length === 0 ? s.length : occurrences(s, sep, l.ma) + 1) > max && max === l.ma) limitArray();
+    }
+    const out = apply(S_.split, s, [sep, limit]);
+    if (out.length > l.ma) limitArray();
+    mem(s.length * 2);
+    return made(out);
   },
+  normalize: making('normalize', 18),
+  toUpperCase: making('toUpperCase', 3),
+  toLowerCase: making('toLowerCase', 3),
+  toLocaleUpperCase: making('toLocaleUpperCase', 3),
+  toLocaleLowerCase: making('toLocaleLowerCase', 3),
+  toWellFormed: making('toWellFormed', 1),
+  trim: reading('trim'),
+  trimStart: reading('trimStart'),
+  trimEnd: reading('trimEnd'),
+  indexOf: reading('indexOf'),
+  lastIndexOf: reading('lastIndexOf'),
+  includes: reading('includes'),
+  startsWith: reading('startsWith'),
+  endsWith: reading('endsWith'),
+  localeCompare: reading('localeCompare'),
+  isWellFormed: reading('isWellFormed'),
   match: noRegExp('match'),
   matchAll: noRegExp('matchAll'),
   search: noRegExp('search'),
 };
+// encodeURIComponent and encodeURI: the exact output length is known before encoding (3 characters
+// per UTF-8 byte of what is escaped), so a result past the limit is refused before it is made.
+const encodedLength = (str, keep) => {
+  let n = 0;
+  for (let i = 0; i < str.length; i++) {
+    const c = apply(S_.charCodeAt, str, [i]);
+    if (c < 0x80) n += keep(c) ? 1 : 3;
+    else if (c < 0x800) n += 6;
+    else if (c >= 0xd800 && c <= 0xdbff) { n += 12; i++; }
+    else n += 9;
+  }
+  return n;
+};
+const unreserved = (c) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 46 || c === 33 || c === 126 || c === 42 || c === 39 || c === 40 || c === 41;
+const uriKept = (c) => unreserved(c) || c === 59 || c === 47 || c === 63 || c === 58 || c === 64 || c === 38 || c === 61 || c === 43 || c === 36 || c === 44 || c === 35;
+const encoder = (f, keep) => (v) => {
+  const str = OString(v);
+  if (str.length * 3 > lim().ms && encodedLength(str, keep) > lim().ms) limitString();
+  return madeS(f(str));
+};
+const encodeURIComponentG = encoder(encodeURIComponent, unreserved);
+const encodeURIG = encoder(encodeURI, uriKept);
 
 // 4. Granted globals --------------------------------------------------------------------------------
 // Date: immutable. The time value lives in a WeakMap, so nothing reachable from a script can set it.
@@ -492,7 +680,11 @@ class SafeHtml {
 // Redirect builder (REFERENCE 2.5). State in a WeakMap; every method returns the builder.
 const RS = new OWeakMap();
 const st = (b) => { const s = RS.get(b); if (s === undefined) throw new OTypeError('not a Redirect'); return s; };
-const segment = (x) => encodeURIComponent(OString(x));
+const segment = (x, what) => {
+  const v = x === null || x === undefined ? '' : OString(x);
+  if (v === '') throw new OTypeError('Redirect.' + what + '() needs a non-empty path segment (it would build an empty one, "//")');
+  return encodeURIComponent(v);
+};
 const slash = (p) => p[p.length - 1] === '/' ? p : p + '/';
 const locationOf = (s) => {
   let q = '';
@@ -509,8 +701,8 @@ const message = (b, type, m) => { push(st(b).messages, freeze({ type: type, valu
 class RedirectBuilder {
   constructor(state) { RS.set(this, state); freeze(this); }
   home() { st(this).path = '/'; return this; }
-  dir(x) { const s = st(this); s.path = slash(s.path) + segment(x) + '/'; return this; }
-  name(x) { const s = st(this); s.path = slash(s.path) + segment(x); return this; }
+  dir(x) { const s = st(this); s.path = slash(s.path) + segment(x, 'dir') + '/'; return this; }
+  name(x) { const s = st(this); s.path = slash(s.path) + segment(x, 'name'); return this; }
   index() { st(this).path = currentDir(); return this; }
   params(o) {
     const s = st(this);
@@ -612,21 +804,41 @@ const stringify = (value, replacer, space) => {
     if (!gap) return open + apply(A.join, parts, [',']) + close;
     return open + '\n' + inner + apply(A.join, parts, [',\n' + inner]) + '\n' + indent + close;
   };
-  return str(value, '');
+  const out = str(value, '');
+  if (out !== undefined) { mem(out.length * 2); heavy(count); }
+  return out;
+};
+// Values in a JSON text (an upper bound: commas and openings outside strings, plus one), counting
+// no further than max.
+const jsonValues = (text, max) => {
+  let n = 1, inString = false;
+  for (let i = 0; i < text.length && n <= max; i++) {
+    const c = apply(S_.charCodeAt, text, [i]);
+    if (inString) { if (c === 92) i++; else if (c === 34) inString = false; }
+    else if (c === 34) inString = true;
+    else if (c === 44 || c === 91 || c === 123) n++;
+  }
+  return n;
 };
 const JSONFacade = {
   parse(text, reviver) {
     if (reviver !== undefined) throw new OTypeError('JSON.parse: revivers are not supported; transform the result with map');
-    return OJSON.parse(cs(OString(text)));
+    text = cs(OString(text));
+    // At most one value per character; count them (outside strings) before parsing when that could pass the limit.
+    if (text.length > lim().ma && jsonValues(text, lim().ma) > lim().ma) limitArray('a parsed JSON value');
+    mem(text.length * 6);
+    const v = OJSON.parse(text);
+    heavy(text.length);
+    return v;
   },
   stringify: stringify,
 };
 
 const assignInto = (t, k, v) => { if (FORBID.has(k)) return; set(t, k, v); };
 const ObjectFacade = {
-  keys: (o) => keys(o),
-  values: (o) => OObject.values(o),
-  entries: (o) => OObject.entries(o),
+  keys: (o) => made(keys(o)),
+  values: (o) => made(OObject.values(o)),
+  entries: (o) => made(OObject.entries(o)),
   assign(t, ...sources) {
     for (let i = 0; i < sources.length; i++) {
       const s = sources[i];
@@ -656,41 +868,95 @@ const ArrayFacade = {
       items = ca(apply(OArray.from, OArray, [src]));
       n = items.length;
     } else {
-      n = ONumber(src.length) || 0;
+      // ToLength, as JavaScript: a fractional length is cut, a negative or missing one is 0.
+      n = OMath.floor(ONumber(src.length));
+      if (!(n > 0)) n = 0;
       if (n > lim().ma) limitArray();
     }
     if (mapFn === undefined) {
-      if (items !== null) return items;
+      if (items !== null) return made(items);
       items = [];
       for (let i = 0; i < n; i++) push(items, src[i]);
-      return items;
+      return made(items);
     }
     callable(mapFn, 'Array.from callback');
     // One pass; the callback gets (value, index), as in JavaScript.
     const from = items !== null ? items : src, out = [];
     for (let i = 0; i < n; i++) {
       const v = mapFn(from[i], i);
-      if (isP(v)) return loopAsync(i, v, n, (k) => mapFn(from[k], k), (k, w) => { push(out, w); return false; }, () => out);
+      if (isP(v)) return loopAsync(i, v, n, (k) => mapFn(from[k], k), (k, w) => { push(out, w); return false; }, () => made(out));
       push(out, v);
     }
-    return out;
+    return made(out);
   },
+};
+// The façades are functions, as the globals they stand for (typeof Array is 'function'), and
+// answer instanceof as JavaScript would for the values a script can have.
+const named = (f, name, instance) => {
+  defProp(f, 'name', { value: name });
+  defProp(f, SymHasInstance, { value: instance });
+  return f;
 };
 const statics = (f, names, from) => {
   for (const n of names) defProp(f, n, { value: from[n], enumerable: true });
   return freeze(f);
 };
-const NumberFacade = statics((...a) => a.length ? ONumber(a[0]) : 0,
+const methods = (f, m) => {
+  const ks = keys(m);
+  for (let i = 0; i < ks.length; i++) defProp(f, ks[i], { value: m[ks[i]], enumerable: true });
+  return freeze(f);
+};
+const never = () => false; // no wrapper objects (new Number…) exist in scripts
+const NumberFacade = statics(named((...a) => a.length ? ONumber(a[0]) : 0, 'Number', never),
   ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger', 'parseFloat', 'parseInt', 'MAX_SAFE_INTEGER', 'MIN_SAFE_INTEGER',
     'EPSILON', 'MAX_VALUE', 'MIN_VALUE', 'POSITIVE_INFINITY', 'NEGATIVE_INFINITY', 'NaN'], ONumber);
-const StringFacade = statics((...a) => a.length ? OString(a[0]) : '', ['fromCharCode', 'fromCodePoint'], OString);
-const BooleanFacade = freeze((v) => !!v);
+const StringFacade = statics(named((...a) => a.length ? OString(a[0]) : '', 'String', never), ['fromCharCode', 'fromCodePoint'], OString);
+const BooleanFacade = freeze(named((v) => !!v, 'Boolean', never));
+const ArrayGlobal = methods(named((...items) => {
+  if (items.length === 1 && typeof items[0] === 'number') {
+    throw new ORangeError('Array(n) makes an array of holes, which scripts do not have: write Array.from({length: n}, (_, i) => …)');
+  }
+  return ca(items);
+}, 'Array', (v) => isArray(v)), ArrayFacade);
+const ObjectGlobal = methods(named((v) => {
+  if (v === null || v === undefined) return {};
+  if (typeof v === 'object' || typeof v === 'function') return v;
+  throw new OTypeError('Object(value) would box a ' + typeof v + ': use the value itself');
+}, 'Object', (v) => {
+  if (typeof v === 'function') return true;
+  for (let p = v !== null && typeof v === 'object' ? getProto(v) : null; p !== null; p = getProto(p)) if (p === OP) return true;
+  return false;
+}), ObjectFacade);
 
 // Bridges to host functions (membrane, realm.ts). invoke(thisArg, args, isNew) is the host side.
 // While a synchronous variant runs, a bridge restarts it instead (see the SY comment): no host call from there.
 const bridge = (invoke) => function (...args) { if (SY.on) bail(); return invoke(this, args, new.target !== undefined); };
 
 // 5. Patch and freeze ---------------------------------------------------------------------------------
+// Function source text is the script's own text for its arrows (generate.ts marks each with the id
+// of its source text), and never the code of Laneway or of the instrumented script.
+const FP = getProto(noop), FTS = FP.toString;
+defProp(FP, 'toString', { writable: true, configurable: true, enumerable: false, value: { toString() {
+  if (typeof this !== 'function') throw new OTypeError('Function.prototype.toString needs a function');
+  const t = apply(FTS, this, []);
+  if (apply(S_.slice, t, [0, 4]) === '(/*#') {
+    const text = host.source(ONumber(apply(S_.slice, t, [4, apply(S_.indexOf, t, ['*/'])])));
+    if (typeof text === 'string') return text;
+  }
+  const d = getDesc(this, 'name');
+  return 'function ' + (d && typeof d.value === 'string' ? d.value : '') + '() { [native code] }';
+} }.toString });
+// Stack traces name only the script's own frames, as file:line:column of the script.
+OError.prepareStackTrace = (e, frames) => {
+  let out = OString(e.name) + ': ' + OString(e.message);
+  for (let i = 0; i < frames.length; i++) {
+    const f = frames[i].getFileName();
+    if (typeof f !== 'string' || apply(S_.slice, f, [0, 15]) !== 'laneway-script:') continue;
+    const at = host.frame(f, frames[i].getLineNumber(), frames[i].getColumnNumber());
+    if (at) out += '\n    at ' + at;
+  }
+  return out;
+};
 for (const n of keys(arrayMethods)) defProp(AP, n, { value: arrayMethods[n], writable: true, enumerable: false, configurable: true });
 for (const n of keys(stringMethods)) defProp(SP, n, { value: stringMethods[n], writable: true, enumerable: false, configurable: true });
 // Built-ins a synchronous variant may call: they call no script function (replace/replaceAll bail
@@ -716,9 +982,9 @@ pureNames(LDate.prototype, DATE_READERS);
 pureNames(SafeHtml.prototype, ['toString']);
 const G = {
   Redirect: freeze(Redirect), Math: OMath, JSON: freeze(JSONFacade), Date: LDate, Number: NumberFacade,
-  String: StringFacade, Boolean: BooleanFacade, Array: freeze(ArrayFacade), Object: freeze(ObjectFacade),
+  String: StringFacade, Boolean: BooleanFacade, Array: ArrayGlobal, Object: ObjectGlobal,
   parseInt: parseInt, parseFloat: parseFloat, isNaN: isNaN, isFinite: isFinite,
-  encodeURIComponent: encodeURIComponent, decodeURIComponent: decodeURIComponent, encodeURI: encodeURI, decodeURI: decodeURI,
+  encodeURIComponent: encodeURIComponentG, decodeURIComponent: decodeURIComponent, encodeURI: encodeURIG, decodeURI: decodeURI,
 };
 const harden = (root) => {
   const todo = [root], seen = new OSet();
@@ -745,12 +1011,19 @@ harden(AsyncFunctionPrototype); harden(getProto(function* () {})); harden(getPro
 harden(getProto([][SymIterator]())); harden(getProto(''[SymIterator]()));
 
 const K = freeze({ $lw_A: topLevel, $lw_M: markWaiting, $lw_Y: SY, $lw_B: BAIL, $lw_q: pure, $lw_bail: bail, $lw_P: OPromise, $lw_key: key, $lw_set: set, $lw_del: del, $lw_pk: pk, $lw_cs: cs, $lw_ca: ca,
-  $lw_S: S, $lw_apply: apply });
+  $lw_S: S, $lw_apply: apply, $lw_nt: noThen });
 
 // The host's view. Nothing here is ever handed to a script.
 return freeze({
   G: G, K: K, OP: OP, AP: AP,
-  newRun: (l, path, origin, imp) => new Run(l, { path: path, origin: origin }, imp),
+  newBudget: (l, path, origin) => new Budget(l, { path: path, origin: origin }),
+  newRun: (b, imp) => new Run(b, imp),
+  enter: (b) => b.enter(),
+  leave: (b) => b.leave(),
+  current: () => S.cur,
+  setCurrent: (b) => { S.cur = b; },
+  deadInfo: (b) => b.dead === null ? undefined : { code: b.dead.code, message: b.dead.message },
+  kill: (b, code, message) => { try { b.fail(code, message); } catch { /* marked dead */ } },
   newObject: () => ({}),
   newArray: () => [],
   newDate: (t) => new LDate(t),

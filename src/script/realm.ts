@@ -35,7 +35,16 @@ export interface RealmKit {
   /** The realm's Object.prototype and Array.prototype (frozen). */
   OP: object;
   AP: object;
-  newRun(limits: ScriptLimits, path: string, origin: () => string, imp: (i: number) => unknown): RealmRun;
+  newBudget(limits: ScriptLimits, path: string, origin: () => string): RealmBudget;
+  newRun(budget: RealmBudget, imp: (i: number) => unknown): RealmRun;
+  /** Starts the budget's clock and makes it current; false when its clock was running already. */
+  enter(budget: RealmBudget): boolean;
+  /** Stops the budget's clock; no budget is current after it. */
+  leave(budget: RealmBudget): void;
+  current(): RealmBudget | null;
+  setCurrent(budget: RealmBudget | null): void;
+  deadInfo(budget: RealmBudget): { code: Code; message: string } | undefined;
+  kill(budget: RealmBudget, code: Code, message: string): void;
   newObject(): Record<string, unknown>;
   newArray(): unknown[];
   newDate(time: number): object;
@@ -61,12 +70,77 @@ export interface RealmRun {
   finish(): void;
 }
 
+/** A request budget of the realm (see realm-source.ts Budget). */
+export interface RealmBudget {
+  readonly __budget: true;
+}
+
 export interface Realm {
   kit: RealmKit;
   context: vm.Context;
 }
 
 let realm: Realm | undefined;
+
+/** The file name of a script's generated code in stack frames. */
+export const SCRIPT_SCHEME = 'laneway-script:';
+/** Source text of every script arrow, by the id generate.ts writes into its code (Function#toString). */
+const sources: string[] = [];
+/** Generated position → script position, by script file. */
+const positions = new Map<string, (line: number, column: number) => { line: number; column: number }>();
+
+/** Realm budget → its host object (for functions crossing while a request runs). */
+const hostBudgets = new WeakMap<RealmBudget, ScriptBudget>();
+
+/** The budget of the request whose script is running now (the caller of a bridge), if any. */
+function currentBudget(): ScriptBudget | undefined {
+  const b = getRealm().kit.current();
+  return b === null ? undefined : hostBudgets.get(b);
+}
+
+/** Registers a script arrow's own text; its id goes into the generated code. */
+export function registerSource(text: string): number {
+  return sources.push(text) - 1;
+}
+
+/** Registers how positions in a script's generated code map back to the script. */
+export function registerPositions(file: string, map: (line: number, column: number) => { line: number; column: number }): void {
+  positions.set(file, map);
+}
+
+/**
+ * The budget of one request (docs/scripting.md "The request budget"): every script, supplier,
+ * function call and view of the request draws from its CPU time and memory allowance. Made by
+ * whoever handles the request (RequestScope) and passed in RunContext.budget and to
+ * ScriptValue.toHost / openValue, so that a script function called by host code is charged to the
+ * request that calls it.
+ */
+export class ScriptBudget {
+  /** @internal */
+  readonly realm: RealmBudget;
+  readonly limits: ScriptLimits;
+  /** @internal Host wrappers of script functions, made for this request. */
+  readonly wrappers = new WeakMap<object, (...args: unknown[]) => unknown>();
+
+  constructor(limits: ScriptLimits, request: { path: string; readonly url: string }) {
+    this.limits = limits;
+    const origin = (): string => {
+      try {
+        const o = new URL(request.url).origin;
+        return o === 'null' ? '' : o;
+      } catch {
+        return ''; // A relative URL: `Redirect….url` then has no origin.
+      }
+    };
+    this.realm = getRealm().kit.newBudget(limits, request.path, origin);
+    hostBudgets.set(this.realm, this);
+  }
+
+  /** The limit that ended the request, if one did. */
+  get exhausted(): { code: Code; message: string } | undefined {
+    return getRealm().kit.deadInfo(this.realm);
+  }
+}
 
 /** The process-wide script realm, created on first use (about a millisecond). */
 export function getRealm(): Realm {
@@ -78,6 +152,18 @@ export function getRealm(): Realm {
   const boot = vm.runInContext(REALM_SOURCE, context, { filename: 'laneway:realm' }) as (host: object) => RealmKit;
   const kit = boot({
     now: () => performance.now(),
+    cpu: () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
+    source: (id: number) => sources[id],
+    frame: (file: string, line: number, column: number) => {
+      const name = file.slice(SCRIPT_SCHEME.length);
+      const map = positions.get(name);
+      if (!map) return undefined;
+      const at = map(line, column);
+      return `${name}:${at.line}:${at.column}`;
+    },
     maxStringLength: DEFAULT_LIMITS.maxStringLength,
     maxArrayLength: DEFAULT_LIMITS.maxArrayLength,
     maxDepth: DEFAULT_LIMITS.maxDepth,
@@ -95,7 +181,6 @@ const bridges = new WeakMap<object, RealmFunction>();
 /** Realm bridge → the host function it calls. */
 const bridged = new WeakMap<object, object>();
 /** Realm (script) function → its host wrapper, and back. */
-const wrappers = new WeakMap<object, RealmFunction>();
 const wrapped = new WeakMap<object, object>();
 /** Realm copy of a host class instance → the instance (so it can be passed back to the host). */
 const copies = new WeakMap<object, object>();
@@ -135,9 +220,9 @@ export class ScriptValue {
   }
 
   /** A host copy of the value, as `run()` returns without `share` (throws a LanewayError past a limit). */
-  toHost(limits: ScriptLimits = DEFAULT_LIMITS): unknown {
+  toHost(limits: ScriptLimits = DEFAULT_LIMITS, budget?: ScriptBudget): unknown {
     try {
-      return toHost(this.#value, limits);
+      return toHost(this.#value, limits, { count: 0, size: 0, stack: [], budget });
     } catch (e) {
       const err = errorToHost(e, this.#file);
       if (err instanceof OutputLimitError) err.message = `${this.#file}: ${err.message}`;
@@ -158,9 +243,9 @@ export function shareValue(value: RealmValue, file: string, json?: string): unkn
 }
 
 /** A host view of a value that may be (or resolve to) a ScriptValue: ScriptValues are copied out. */
-export function openValue(value: unknown, limits: ScriptLimits = DEFAULT_LIMITS): unknown {
-  if (value instanceof ScriptValue) return value.toHost(limits);
-  if (value instanceof Promise) return value.then((v: unknown) => (v instanceof ScriptValue ? v.toHost(limits) : v));
+export function openValue(value: unknown, limits: ScriptLimits = DEFAULT_LIMITS, budget?: ScriptBudget): unknown {
+  if (value instanceof ScriptValue) return value.toHost(limits, budget);
+  if (value instanceof Promise) return value.then((v: unknown) => (v instanceof ScriptValue ? v.toHost(limits, budget) : v));
   return value;
 }
 
@@ -267,7 +352,8 @@ function bridgeFunction(fn: (...a: unknown[]) => unknown, self?: object): RealmV
   const b = kit.bridge((_this, args, isNew) => {
     let result: unknown;
     try {
-      const hostArgs = Array.from(args, (a) => toHost(a, DEFAULT_LIMITS));
+      const budget = currentBudget();
+      const hostArgs = Array.from(args, (a) => toHost(a, budget?.limits ?? DEFAULT_LIMITS, { count: 0, size: 0, stack: [], budget }));
       result = isNew ? Reflect.construct(fn, hostArgs) : Reflect.apply(fn, self, hostArgs);
       return toRealm(result);
     } catch (e) {
@@ -319,6 +405,8 @@ interface HostState {
   count: number;
   size: number;
   stack: object[];
+  /** The request that receives the value: script functions in it are charged to this budget. */
+  budget?: ScriptBudget;
 }
 
 /**
@@ -343,7 +431,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
     case 'symbol':
       return undefined;
     case 'function':
-      return hostFunction(value as RealmFunction);
+      return hostFunction(value as RealmFunction, state.budget);
   }
   if (value === null) return null;
   const obj = value as object;
@@ -396,6 +484,8 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
       if (k === '__proto__') continue;
       const d = Object.getOwnPropertyDescriptor(obj, k);
       if (!d || !('value' in d)) continue;
+      // A function under a hook name (then, toJSON, …) would be called by host code: never copied.
+      if (typeof d.value === 'function' && HOOK_MEMBERS.has(k)) continue;
       out[k] = toHost(d.value, limits, state);
     }
     return out;
@@ -465,38 +555,62 @@ export function plainJson(value: RealmValue, limits: ScriptLimits): string | und
   }
 }
 
-/** The host wrapper of a script function: arguments copied in, result (or Promise) copied out. */
-function hostFunction(fn: RealmFunction): unknown {
+/**
+ * The host wrapper of a script function: arguments copied in, result (or Promise) copied out. The
+ * call is charged to the budget of the request that holds the wrapper; without one (host code
+ * outside any request), each call gets a budget of its own with the default limits.
+ */
+function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined): unknown {
   const original = bridged.get(fn);
   if (original) return original;
-  const cached = wrappers.get(fn);
+  const cached = budget?.wrappers.get(fn);
   if (cached) return cached;
   const { kit } = getRealm();
   const wrapper = (...args: unknown[]): unknown => {
+    const limits = budget?.limits ?? DEFAULT_LIMITS;
+    // With a budget, the call is charged to it; without one, a script function charges the run
+    // that made it (its code makes that run's budget current on entry).
+    const prev = kit.current();
+    if (budget) kit.enter(budget.realm);
     let result: unknown;
     try {
+      const dead = budget && kit.deadInfo(budget.realm);
+      if (dead) throw new OutputLimitError(dead.code, dead.message, { status: 503 });
       result = Reflect.apply(fn, undefined, args.map((a) => toRealm(a)));
     } catch (e) {
       throw errorToHost(e);
+    } finally {
+      const cur = kit.current();
+      if (cur !== null && cur !== prev) kit.leave(cur);
+      kit.setCurrent(prev);
     }
+    const state = (): HostState => ({ count: 0, size: 0, stack: [], budget });
+    const settled = (): void => {
+      const cur = kit.current();
+      if (cur !== null) kit.leave(cur);
+    };
     if (kit.isPromise(result)) {
       return new Promise((resolve, reject) => {
         kit.subscribe(
           result,
           (v) => {
+            settled();
             try {
-              resolve(toHost(v, DEFAULT_LIMITS));
+              resolve(toHost(v, limits, state()));
             } catch (e) {
               reject(e);
             }
           },
-          (e) => reject(errorToHost(e)),
+          (e) => {
+            settled();
+            reject(errorToHost(e));
+          },
         );
       });
     }
-    return toHost(result, DEFAULT_LIMITS);
+    return toHost(result, limits, state());
   };
-  wrappers.set(fn, wrapper);
+  budget?.wrappers.set(fn, wrapper);
   wrapped.set(wrapper, fn);
   return wrapper;
 }

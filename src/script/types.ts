@@ -1,5 +1,6 @@
 /** The public shapes of the script compiler and runtime (re-exported by index.ts). */
 import type { Code, DiagnosticList, LanewayError } from '../diag/index.js';
+import type { ScriptBudget } from './realm.js';
 
 export type ScriptKind = 'endpoint' | 'supplier' | 'function-supplier';
 
@@ -60,8 +61,13 @@ export interface RunContext {
    * read only when a script asks, so it may be a getter).
    */
   request: { path: string; url: string };
-  /** Per-endpoint override. */
+  /** Per-endpoint override (ignored when a budget is given: the budget's limits apply). */
   limits?: Partial<ScriptLimits>;
+  /**
+   * The request's budget, shared by every script and view of one request (docs/scripting.md). Without
+   * one, the run gets a budget of its own.
+   */
+  budget?: ScriptBudget;
   /**
    * Keep the value in the script realm instead of copying it out (a 'value' outcome only):
    * - a supplier's value is an object of its exports (null prototype) whose objects and functions

@@ -5,7 +5,7 @@ import { DiagnosticList } from '../../src/diag/index.js';
 import { RequestScope, type ModuleSystem } from '../../src/app/modules.js';
 import { SupplierIndex, type SupplierFile } from '../../src/app/suppliers.js';
 import type { RequestInfo } from '../../src/app/index.js';
-import type { CompiledScript, RunContext } from '../../src/script/index.js';
+import { DEFAULT_LIMITS, type CompiledScript, type RunContext } from '../../src/script/index.js';
 
 function supplier(path: string, exports: string[], imports: string[] = []): SupplierFile {
   return { path, level: '', base: path.slice(4, -3), kind: 'supplier', pinned: false, endpointSpecific: false, exports, imports };
@@ -43,6 +43,7 @@ test('a supplier runs only when one of its exports is imported, and at most once
     code: new Map(),
     params: new Map(),
     dev: false,
+    limits: DEFAULT_LIMITS,
     log: () => {},
   };
   system.code.set(a.path, { file: a, script: script(a, async () => ({ X: 1, Y: 2 })) });

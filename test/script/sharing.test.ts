@@ -185,16 +185,16 @@ describe('runs and callbacks that do not wait', () => {
   });
 
   it('reports the script line of an error in a callback that was restarted', async () => {
-    // Lines are those of the statement or call the error is in, in both forms of the callback
+    // The position is that of the failing member access, in both forms of the callback
     // (the restarted form is written on the callback's last line and mapped back).
     const get = async (id: number) => ({ id });
     const outcome = await compile(`import {get} from 'm'\nconst r = [1].map((id) =>\n  get(id)\n    .missing.deep)\nr`).run(context({ imports: { get } }));
     assert.equal(outcome.kind, 'error', show(outcome));
-    assert.match((outcome as { error: LanewayError }).error.message, /^\/app\/GET\.js:3: TypeError/);
+    assert.match((outcome as { error: LanewayError }).error.message, /^\/app\/GET\.js:4:14: TypeError/);
     const sync = await compile(`const r = [1].map((id) =>\n  id.toFixed(0)\n    .missing.deep)\nr`).run(context());
-    assert.match((sync as { error: LanewayError }).error.message, /^\/app\/GET\.js:2: TypeError/);
+    assert.match((sync as { error: LanewayError }).error.message, /^\/app\/GET\.js:3:14: TypeError/);
     const later = await compile(`import {get} from 'm'\nconst r = [1].map((id) => {\n  const x = get(id)\n  const y = 1\n  return x.missing.deep\n})\nr`).run(context({ imports: { get } }));
-    assert.match((later as { error: LanewayError }).error.message, /^\/app\/GET\.js:5: TypeError/);
+    assert.match((later as { error: LanewayError }).error.message, /^\/app\/GET\.js:5:20: TypeError/);
   });
 
   it('passes every argument to both forms of a callback (defaults, rest, destructuring)', async () => {
