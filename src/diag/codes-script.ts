@@ -33,6 +33,7 @@ export const SCRIPT_CODES = {
   LW_SCRIPT_STRING_LIMIT: 'A script built a string longer than the limit (503).',
   LW_SCRIPT_ARRAY_LIMIT: 'A script built an array (or an output) larger than the limit (503).',
   LW_SCRIPT_DEPTH_LIMIT: 'A script nested calls or values deeper than the limit (503).',
+  LW_SCRIPT_MEMORY_LIMIT: 'The strings and arrays of a request\'s scripts passed its memory allowance (503).',
   LW_SCRIPT_IMPORT_FAILED: 'An imported value could not be provided at run time (500).',
   LW_SCRIPT_BAD_OUTPUT: 'A script emitted a value that cannot be answered (a function, a circular object) (500).',
   LW_SCRIPT_BAD_REDIRECT: 'A script emitted a redirect target that is not a same-origin path or an http(s) URL (500).',
