@@ -24,6 +24,8 @@ export const APP_CODES = {
   LW_HTTP_BODY_TOO_LARGE: 'The request body exceeds the configured limit (413).',
   LW_HTTP_INTERNAL: 'An unexpected error while answering a request (500).',
   LW_HTTP_BAD_BODY: 'The request body is malformed or of a type scripts cannot read (400).',
+  LW_HTTP_TOO_MANY_FIELDS: 'A request body (413) or query string (400) holds more values than Laneway reads.',
+  LW_HTTP_CROSS_ORIGIN: 'A POST, PUT, PATCH or DELETE request sent by a page of another site was refused (403).',
   LW_SUPPLIER_DUPLICATE: 'Two suppliers at the same level export the same name.',
   LW_SUPPLIER_CYCLE: 'Suppliers import each other in a cycle.',
   LW_SUPPLIER_MISSING: 'An imported supplier value has no provider at run time.',

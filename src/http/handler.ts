@@ -2,16 +2,19 @@
  * The request function. Every request goes through these steps, in order:
  *
  *   1. split the target into path and query; decode and check the path (400)
- *   2. refuse bodies over the limit by Content-Length (413)
- *   3. look the path up in the router: found / wrong method (405, OPTIONS 204) / nothing (404)
- *   4. run the endpoint and send its Reply
- *   5. anything unexpected: 500, logged with the request id; the process never goes down
+ *   2. refuse POST, PUT, PATCH and DELETE sent by pages of other sites (403, cross-origin.ts),
+ *      before any body is read or any script runs
+ *   3. refuse bodies over the limit by Content-Length (413)
+ *   4. look the path up in the router: found / wrong method (405, OPTIONS 204) / nothing (404)
+ *   5. run the endpoint and send its Reply
+ *   6. anything unexpected: 500, logged with the request id; the process never goes down
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { App, Endpoint, Reply, RequestInfo } from '../app/index.js';
 import { LanewayError } from '../diag/index.js';
 import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
+import { checkCrossOrigin, CROSS_ORIGIN_MESSAGE } from './cross-origin.js';
 import { errorHtml, errorJson, prefersJson } from './error-page.js';
 import type { Logger } from './log.js';
 import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
@@ -23,6 +26,7 @@ let counter = 0;
 
 export function createHandler(app: App, logger: Logger): RequestHandler {
   const bodyLimit = app.options.bodyLimit;
+  const trustedOrigins: ReadonlySet<string> = new Set(app.settings.trustedOrigins);
 
   function requestInfo(req: IncomingMessage, id: string, path: string, query: string, params: ParamValue[]): RequestInfo {
     let body: Promise<Buffer> | undefined;
@@ -101,15 +105,25 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
         done(sendBody(req, res, 400, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(400, path.reason) : errorHtml(400, path.reason)));
         return;
       }
-      // 2. Body size known in advance.
+      // 2. Cross-site writes.
+      const headers = req.headers;
+      if (method !== 'GET' && method !== 'HEAD') {
+        const verdict = checkCrossOrigin({ method, secFetchSite: headers['sec-fetch-site'], origin: headers.origin, host: headers.host }, trustedOrigins);
+        if (!verdict.allowed) {
+          const json = prefersJson(headers.accept);
+          done(sendBody(req, res, 403, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(403, CROSS_ORIGIN_MESSAGE) : errorHtml(403, CROSS_ORIGIN_MESSAGE), { headers: { 'X-Request-Id': id } }));
+          return;
+        }
+      }
+      // 3. Body size known in advance.
       const length = req.headers['content-length'];
       if (length !== undefined && Number(length) > bodyLimit) {
         throw new LanewayError('LW_HTTP_BODY_TOO_LARGE', `the request body is larger than ${bodyLimit} bytes`, { status: 413 });
       }
-      // 3. Route.
+      // 4. Route.
       const match = app.router.match(method, path);
       if (match.kind === 'found') {
-        // 4. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
+        // 5. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
         const info = requestInfo(req, id, path.key, query, match.params);
         const result = match.value.handle(info);
         if (!(result instanceof Promise)) {
@@ -139,7 +153,7 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
       sendError(req, res, 404, 'There is nothing at this address.', match.dir, info)
         .then(done, (err) => fail(req, res, id, err, start, rawPath));
     } catch (err) {
-      // 5. Unexpected.
+      // 6. Unexpected.
       fail(req, res, id, err, start, rawPath);
     }
   };
