@@ -189,6 +189,15 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  // Last resort: a rejection nobody handled is a Laneway defect, never a reason to stop serving
+  // everyone else. Logged with what is known of it (a request id when the error carries one).
+  process.on('unhandledRejection', (reason) => {
+    const r = reason as { message?: unknown; code?: unknown; requestId?: unknown } | null;
+    const fields: Record<string, unknown> = { reason: String(r?.message ?? reason) };
+    if (typeof r?.code === 'string') fields.code = r.code;
+    if (typeof r?.requestId === 'string') fields.id = r.requestId;
+    io.err(`laneway serve: unhandled rejection (please report it): ${JSON.stringify(fields)}`);
+  });
   io.out(`listening on ${address.url}`);
   return stopped;
 }
