@@ -454,7 +454,13 @@ class Validator {
         for (const e of node.expressions) this.#expression(e, scope);
         return;
       case 'ArrayExpression':
-        for (const e of node.elements) if (e) this.#expression(e.type === 'SpreadElement' ? e.argument : e, scope);
+        for (const e of node.elements) {
+          if (e) this.#expression(e.type === 'SpreadElement' ? e.argument : e, scope);
+        }
+        if (node.elements.includes(null)) {
+          // Scripts have no arrays with holes (docs/scripting.md), so every method sees them as JavaScript does.
+          this.#error('LW_SCRIPT_UNSUPPORTED', node, 'an array literal with an empty slot (`[1, , 3]`) makes a hole: write `undefined` in the slot');
+        }
         return;
       case 'ObjectExpression':
         for (const p of node.properties) {
