@@ -44,6 +44,7 @@ export interface RealmKit {
   current(): RealmBudget | null;
   setCurrent(budget: RealmBudget | null): void;
   deadInfo(budget: RealmBudget): { code: Code; message: string } | undefined;
+  limitsOf(budget: RealmBudget): ScriptLimits;
   kill(budget: RealmBudget, code: Code, message: string): void;
   newObject(): Record<string, unknown>;
   newArray(): unknown[];
@@ -89,13 +90,11 @@ const sources: string[] = [];
 /** Generated position → script position, by script file. */
 const positions = new Map<string, (line: number, column: number) => { line: number; column: number }>();
 
-/** Realm budget → its host object (for functions crossing while a request runs). */
-const hostBudgets = new WeakMap<RealmBudget, ScriptBudget>();
-
 /** The budget of the request whose script is running now (the caller of a bridge), if any. */
 function currentBudget(): ScriptBudget | undefined {
-  const b = getRealm().kit.current();
-  return b === null ? undefined : hostBudgets.get(b);
+  const { kit } = getRealm();
+  const b = kit.current();
+  return b === null ? undefined : new ScriptBudget(kit.limitsOf(b), b);
 }
 
 /** Registers a script arrow's own text; its id goes into the generated code. */
@@ -119,11 +118,15 @@ export class ScriptBudget {
   /** @internal */
   readonly realm: RealmBudget;
   readonly limits: ScriptLimits;
-  /** @internal Host wrappers of script functions, made for this request. */
-  readonly wrappers = new WeakMap<object, (...args: unknown[]) => unknown>();
+  /** @internal Host wrappers of script functions, made for this request (on first use). */
+  wrappers: Map<object, (...args: unknown[]) => unknown> | undefined;
 
-  constructor(limits: ScriptLimits, request: { path: string; readonly url: string }) {
+  constructor(limits: ScriptLimits, request: { path: string; readonly url: string } | RealmBudget) {
     this.limits = limits;
+    if (!('path' in request)) {
+      this.realm = request; // the host side of a budget that exists already (see currentBudget)
+      return;
+    }
     const origin = (): string => {
       try {
         const o = new URL(request.url).origin;
@@ -133,7 +136,6 @@ export class ScriptBudget {
       }
     };
     this.realm = getRealm().kit.newBudget(limits, request.path, origin);
-    hostBudgets.set(this.realm, this);
   }
 
   /** The limit that ended the request, if one did. */
@@ -563,7 +565,7 @@ export function plainJson(value: RealmValue, limits: ScriptLimits): string | und
 function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined): unknown {
   const original = bridged.get(fn);
   if (original) return original;
-  const cached = budget?.wrappers.get(fn);
+  const cached = budget?.wrappers?.get(fn);
   if (cached) return cached;
   const { kit } = getRealm();
   const wrapper = (...args: unknown[]): unknown => {
@@ -610,7 +612,7 @@ function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined): unkn
     }
     return toHost(result, limits, state());
   };
-  budget?.wrappers.set(fn, wrapper);
+  if (budget) (budget.wrappers ??= new Map()).set(fn, wrapper);
   wrapped.set(wrapper, fn);
   return wrapper;
 }
