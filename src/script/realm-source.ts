@@ -77,12 +77,12 @@ const isStackOverflow = (e) => e instanceof ORangeError && e.message === 'Maximu
 // before that, while one that really computes ends within 1.5x its budget.
 // Memory: the strings and arrays the request's built-ins make are charged to one allowance.
 class Budget {
-  constructor(l, req, rid) {
+  constructor(l, req) {
     this.cpu = l.cpuMs; this.ms = l.maxStringLength; this.ma = l.maxArrayLength; this.md = l.maxDepth;
     this.mem = l.memoryMb * 1048576; this.mb = l.memoryMb;
     this.used = 0; this.t0 = 0; this.on = false;
     this.v = false; this.vUsed = 0; this.vC = 0; this.vW = 0;
-    this.dead = null; this.runs = []; this.req = req; this.org = null; this.rid = rid;
+    this.dead = null; this.runs = []; this.req = req; this.org = null; this.n = TICKS;
   }
   // Start the clock (false when it was running already: the caller then leaves it running).
   enter() {
@@ -376,7 +376,7 @@ const arrayMethods = {
       if (isArray(v)) { if (out.length + v.length > c) limitArray(); for (let k = 0; k < v.length; k++) push(out, v[k]); }
       else { if (out.length + 1 > c) limitArray(); push(out, v); }
       return false;
-    }, () => out);
+    }, () => made(out));
   },
   sort(cmp) { return sortArray(this, cmp); },
   toSorted(cmp) { return sortArray(made(apply(A.slice, this, [])), cmp); },
@@ -845,6 +845,7 @@ const ObjectFacade = {
       if (s === null || s === undefined) continue;
       const ks = keys(s);
       for (let j = 0; j < ks.length; j++) assignInto(t, ks[j], s[ks[j]]);
+      heavy(ks.length);
     }
     return t;
   },
@@ -852,6 +853,7 @@ const ObjectFacade = {
     const o = {};
     if (!isArray(entries)) throw new OTypeError('Object.fromEntries expects an array of [key, value] pairs');
     for (let i = 0; i < entries.length; i++) assignInto(o, OString(entries[i][0]), entries[i][1]);
+    heavy(entries.length);
     return o;
   },
   freeze: (o) => freeze(o),
@@ -930,7 +932,14 @@ const ObjectGlobal = methods(named((v) => {
 
 // Bridges to host functions (membrane, realm.ts). invoke(thisArg, args, isNew) is the host side.
 // While a synchronous variant runs, a bridge restarts it instead (see the SY comment): no host call from there.
-const bridge = (invoke) => function (...args) { if (SY.on) bail(); return invoke(this, args, new.target !== undefined); };
+// Host calls are counted like function entries (a host function passed as a sort comparator is
+// called many times without entering script code).
+const bridge = (invoke) => function (...args) {
+  if (SY.on) bail();
+  const b = S.cur;
+  if (b !== null && --b.n < 0) { b.n = TICKS; b.check(); }
+  return invoke(this, args, new.target !== undefined);
+};
 
 // 5. Patch and freeze ---------------------------------------------------------------------------------
 // Function source text is the script's own text for its arrows (generate.ts marks each with the id
