@@ -224,7 +224,7 @@ export class ScriptValue {
   /** A host copy of the value, as `run()` returns without `share` (throws a LanewayError past a limit). */
   toHost(limits: ScriptLimits = DEFAULT_LIMITS, budget?: ScriptBudget): unknown {
     try {
-      return toHost(this.#value, limits, { count: 0, size: 0, stack: [], budget });
+      return toHost(this.#value, limits, { count: 0, size: 0, stack: [], budget, file: this.#file });
     } catch (e) {
       const err = errorToHost(e, this.#file);
       if (err instanceof OutputLimitError) err.message = `${this.#file}: ${err.message}`;
@@ -409,6 +409,8 @@ interface HostState {
   stack: object[];
   /** The request that receives the value: script functions in it are charged to this budget. */
   budget?: ScriptBudget;
+  /** The script the value comes from (named in the errors of its functions). */
+  file?: string;
 }
 
 /**
@@ -433,7 +435,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
     case 'symbol':
       return undefined;
     case 'function':
-      return hostFunction(value as RealmFunction, state.budget);
+      return hostFunction(value as RealmFunction, state.budget, state.file);
   }
   if (value === null) return null;
   const obj = value as object;
@@ -562,7 +564,7 @@ export function plainJson(value: RealmValue, limits: ScriptLimits): string | und
  * call is charged to the budget of the request that holds the wrapper; without one (host code
  * outside any request), each call gets a budget of its own with the default limits.
  */
-function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined): unknown {
+function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined, file?: string): unknown {
   const original = bridged.get(fn);
   if (original) return original;
   const cached = budget?.wrappers?.get(fn);
@@ -577,16 +579,16 @@ function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined): unkn
     let result: unknown;
     try {
       const dead = budget && kit.deadInfo(budget.realm);
-      if (dead) throw new OutputLimitError(dead.code, dead.message, { status: 503 });
+      if (dead) throw new OutputLimitError(dead.code, `${file ?? 'script'}: ${dead.message}`, { status: 503 });
       result = Reflect.apply(fn, undefined, args.map((a) => toRealm(a)));
     } catch (e) {
-      throw errorToHost(e);
+      throw errorToHost(e, file);
     } finally {
       const cur = kit.current();
       if (cur !== null && cur !== prev) kit.leave(cur);
       kit.setCurrent(prev);
     }
-    const state = (): HostState => ({ count: 0, size: 0, stack: [], budget });
+    const state = (): HostState => ({ count: 0, size: 0, stack: [], budget, file });
     const settled = (): void => {
       const cur = kit.current();
       if (cur !== null) kit.leave(cur);
@@ -605,7 +607,7 @@ function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined): unkn
           },
           (e) => {
             settled();
-            reject(errorToHost(e));
+            reject(errorToHost(e, file));
           },
         );
       });

@@ -33,7 +33,7 @@ export interface ScriptLimits {
 
 export const DEFAULT_LIMITS: Readonly<ScriptLimits> = Object.freeze({
   cpuMs: 100,
-  maxStringLength: 1_000_000,
+  maxStringLength: 1_048_576,
   maxArrayLength: 100_000,
   maxDepth: 200,
   memoryMb: 64,
