@@ -14,6 +14,13 @@ import type { RequestInfo } from './endpoint.js';
 /** Field name → every submitted value, in order. */
 export type FieldMap = Map<string, string[]>;
 
+/**
+ * The most values one body or query string may hold (every value counts: `t=1&t=2` is two). A
+ * script list cannot be longer than this anyway under the default `array-length` limit. Past it,
+ * a body answers 413 and a query string 400 (LW_HTTP_TOO_MANY_FIELDS), never a silent cut.
+ */
+export const MAX_FIELDS = 100_000;
+
 export function camelCase(name: string): string {
   return name.replace(/-+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
 }
@@ -22,23 +29,51 @@ function badRequest(message: string): LanewayError {
   return new LanewayError('LW_HTTP_BAD_BODY', message, { status: 400, expose: true });
 }
 
-/** Parses a query string into fields (names as sent). */
-export function parseQuery(query: string): FieldMap {
-  const fields: FieldMap = new Map();
-  if (!query) return fields;
-  let params: URLSearchParams;
-  try {
-    params = new URLSearchParams(query);
-  } catch {
-    return fields;
+function tooManyFields(where: 'body' | 'query'): LanewayError {
+  return where === 'body'
+    ? new LanewayError('LW_HTTP_TOO_MANY_FIELDS', `the request body holds more than ${MAX_FIELDS} fields; send fewer values`, { status: 413, expose: true })
+    : new LanewayError('LW_HTTP_TOO_MANY_FIELDS', `the query string holds more than ${MAX_FIELDS} fields; send fewer values`, { status: 400, expose: true });
+}
+
+/**
+ * Collects fields in arrival order. Each value is appended in place (never by copying the list),
+ * so parsing stays linear in the body size however often a name repeats.
+ */
+class FieldCollector {
+  readonly fields: FieldMap = new Map();
+  #count = 0;
+  constructor(readonly where: 'body' | 'query') {}
+  add(name: string, value: string): void {
+    if (++this.#count > MAX_FIELDS) throw tooManyFields(this.where);
+    const list = this.fields.get(name);
+    if (list) list.push(value);
+    else this.fields.set(name, [value]);
   }
-  for (const [k, v] of params) fields.set(k, [...(fields.get(k) ?? []), v]);
-  return fields;
+  /** A field with all its values at once (JSON: names are unique); one with no value counts as one. */
+  put(name: string, values: string[]): void {
+    this.#count += Math.max(1, values.length);
+    if (this.#count > MAX_FIELDS) throw tooManyFields(this.where);
+    this.fields.set(name, values);
+  }
+}
+
+/** Parses `a=1&b=2` (URL query strings and urlencoded bodies; WHATWG rules: `+` is a space). */
+function parseUrlencoded(text: string, where: 'body' | 'query'): FieldMap {
+  const out = new FieldCollector(where);
+  if (!text) return out.fields;
+  for (const [k, v] of new URLSearchParams(text)) out.add(k, v);
+  return out.fields;
+}
+
+/** Parses a query string into fields (names as sent). More than MAX_FIELDS values is a 400. */
+export function parseQuery(query: string): FieldMap {
+  return parseUrlencoded(query, 'query');
 }
 
 /**
  * Parses a request body: `application/x-www-form-urlencoded`, `multipart/form-data` (text fields
- * only; file parts are refused) or a JSON object (REFERENCE OQ-13). Anything malformed is a 400.
+ * only; file parts are refused) or a JSON object (REFERENCE OQ-13). Anything malformed is a 400;
+ * more than MAX_FIELDS values is a 413. Every parser is linear in the body size.
  */
 export async function parseBody(req: RequestInfo): Promise<FieldMap> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
@@ -46,51 +81,91 @@ export async function parseBody(req: RequestInfo): Promise<FieldMap> {
   if (!hasBody) return new Map();
   const body = await req.readBody();
   if (body.length === 0) return new Map();
-  if (type.startsWith('application/x-www-form-urlencoded')) return parseQuery(body.toString('utf8'));
+  if (type.startsWith('application/x-www-form-urlencoded')) return parseUrlencoded(body.toString('utf8'), 'body');
   if (type.startsWith('application/json')) return parseJsonBody(body);
   if (type.startsWith('multipart/form-data')) return parseMultipart(req.headers['content-type']!, body);
   throw badRequest('unsupported body type: send a form (urlencoded or multipart) or a JSON object');
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Ordinal of a field in messages ("the 3rd field"): request text is never echoed back. */
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}
+
 function parseJsonBody(body: Buffer): FieldMap {
+  let text: string;
+  try {
+    text = UTF8.decode(body);
+  } catch {
+    throw badRequest('the JSON body is not valid UTF-8: send it encoded as UTF-8');
+  }
   let data: unknown;
   try {
-    data = JSON.parse(body.toString('utf8'));
+    data = JSON.parse(text);
   } catch {
-    throw badRequest('the JSON body does not parse');
+    // The parser's own message quotes the body; the answer never does.
+    throw badRequest('the JSON body does not parse: send one JSON object, such as {"name": "value"}');
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw badRequest('the JSON body must be an object');
-  const fields: FieldMap = new Map();
-  for (const [k, v] of Object.entries(data)) {
-    const list = Array.isArray(v) ? v : [v];
-    const strings: string[] = [];
-    for (const item of list) {
-      if (item === null || item === undefined) continue;
-      if (typeof item === 'object') throw badRequest(`the JSON field "${k.slice(0, 40)}" must be a string, number, boolean or a list of them`);
-      strings.push(String(item));
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw badRequest('the JSON body must be an object, such as {"name": "value"}');
+  const out = new FieldCollector('body');
+  let index = 0;
+  for (const k in data) {
+    if (!Object.prototype.hasOwnProperty.call(data, k)) continue;
+    index++;
+    const v = (data as Record<string, unknown>)[k];
+    const values: string[] = [];
+    for (const item of Array.isArray(v) ? v : [v]) {
+      if (item === null) continue;
+      if (typeof item === 'object') {
+        throw badRequest(`the ${ordinal(index)} field of the JSON body holds an object or a nested list: each field must be a string, number, boolean, null or a list of them`);
+      }
+      values.push(String(item));
     }
-    fields.set(k, strings);
+    out.put(k, values);
   }
-  return fields;
+  return out.fields;
 }
 
 function parseMultipart(contentType: string, body: Buffer): Promise<FieldMap> {
   return new Promise((resolve, reject) => {
-    const fields: FieldMap = new Map();
+    const out = new FieldCollector('body');
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, limits: { fields: 1000, parts: 1000, fieldSize: body.length } });
+      // One more than MAX_FIELDS: busboy then reports the excess instead of skipping it silently.
+      parser = busboy({ headers: { 'content-type': contentType }, limits: { fields: MAX_FIELDS + 1, parts: MAX_FIELDS + 1, fieldSize: body.length } });
     } catch {
-      reject(badRequest('malformed multipart body'));
+      reject(badRequest('malformed multipart body: the Content-Type needs a boundary, as in multipart/form-data; boundary=…'));
       return;
     }
-    parser.on('field', (name, value) => fields.set(name, [...(fields.get(name) ?? []), value]));
+    let failed = false;
+    const fail = (error: LanewayError) => {
+      if (failed) return;
+      failed = true;
+      reject(error);
+      parser.removeAllListeners('field');
+    };
+    parser.on('field', (name, value, info) => {
+      try {
+        if (info.valueTruncated || info.nameTruncated) throw badRequest('a multipart field was cut short');
+        out.add(name, value);
+      } catch (e) {
+        fail(e as LanewayError);
+      }
+    });
+    parser.on('fieldsLimit', () => fail(tooManyFields('body')));
+    parser.on('partsLimit', () => fail(tooManyFields('body')));
     parser.on('file', (_name, stream) => {
       stream.resume();
-      reject(badRequest('file uploads are not accepted here'));
+      fail(badRequest('file uploads are not accepted here: send text fields only'));
     });
-    parser.on('error', () => reject(badRequest('malformed multipart body')));
-    parser.on('close', () => resolve(fields));
+    parser.on('error', () => fail(badRequest('malformed multipart body')));
+    parser.on('close', () => {
+      if (!failed) resolve(out.fields);
+    });
     Readable.from([body]).pipe(parser);
   });
 }
@@ -115,12 +190,23 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
-/** Looks a field up by its imported (camelCase) name. */
+/** camelCase name → the values of the first field with that camelCase form; built once per map. */
+const camelIndexes = new WeakMap<FieldMap, Map<string, string[]>>();
+
+/** Looks a field up by its name as sent, or its imported (camelCase) name: one map lookup either way. */
 function lookup(fields: FieldMap, name: string): string[] | undefined {
   const direct = fields.get(name);
   if (direct) return direct;
-  for (const [k, v] of fields) if (camelCase(k) === name) return v;
-  return undefined;
+  let index = camelIndexes.get(fields);
+  if (!index) {
+    index = new Map();
+    for (const [k, v] of fields) {
+      const camel = camelCase(k);
+      if (camel !== k && !index.has(camel)) index.set(camel, v);
+    }
+    camelIndexes.set(fields, index);
+  }
+  return index.get(name);
 }
 
 /** `'form'` and `'&'`: one value, or null when absent. */

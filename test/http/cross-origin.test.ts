@@ -124,7 +124,7 @@ describe('trusted-origins in /🎛.yaml', () => {
       { 'sec-fetch-site': 'cross-site', origin: 'https://admin.example.com' },
       { 'sec-fetch-site': 'same-site', origin: 'http://localhost:8081' },
       { origin: 'https://admin.example.com' },
-    ]) {
+    ] as Record<string, string>[]) {
       const r = await s.request('POST', '/api/save', { ...FORM, ...headers }, 'title=trusted');
       assert.equal(r.status, 200, JSON.stringify(headers));
       assert.deepEqual(JSON.parse(r.text), { saved: 'trusted' });
