@@ -22,6 +22,8 @@ export interface SpiedServer {
   /** `METHOD /path` of every endpoint run that read the request body. */
   bodyReads: string[];
   access: AccessEntry[];
+  /** Every request as it arrived: method, target and the headers the cross-site rule reads. */
+  seen: Array<{ method: string; url: string; secFetchSite?: string; origin?: string }>;
   request(method: string, path: string, headers?: Record<string, string>, body?: string | Buffer): Promise<Response>;
   close(): Promise<void>;
 }
@@ -54,6 +56,10 @@ export async function serveSpied(files: AppFiles, host = '127.0.0.1'): Promise<S
     info: () => {},
   };
   const server = createServer(app, { log: logger });
+  const seen: SpiedServer['seen'] = [];
+  server.server.prependListener('request', (req) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', secFetchSite: req.headers['sec-fetch-site'], origin: req.headers.origin });
+  });
   const { port } = await server.listen(0, host);
   return {
     port,
@@ -61,6 +67,7 @@ export async function serveSpied(files: AppFiles, host = '127.0.0.1'): Promise<S
     runs,
     bodyReads,
     access,
+    seen,
     request: (method, path, headers, body) => rawRequest(port, method, path, headers, body),
     async close() {
       await server.close();
