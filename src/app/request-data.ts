@@ -31,8 +31,8 @@ function badRequest(message: string): LanewayError {
 
 function tooManyFields(where: 'body' | 'query'): LanewayError {
   return where === 'body'
-    ? new LanewayError('LW_HTTP_TOO_MANY_FIELDS', `the request body holds more than ${MAX_FIELDS} fields; send fewer values`, { status: 413, expose: true })
-    : new LanewayError('LW_HTTP_TOO_MANY_FIELDS', `the query string holds more than ${MAX_FIELDS} fields; send fewer values`, { status: 400, expose: true });
+    ? new LanewayError('LW_HTTP_TOO_MANY_FIELDS', `the request body holds more than ${MAX_FIELDS} values (a name sent twice counts twice); send fewer`, { status: 413, expose: true })
+    : new LanewayError('LW_HTTP_TOO_MANY_FIELDS', `the query string holds more than ${MAX_FIELDS} values (a name sent twice counts twice); send fewer`, { status: 400, expose: true });
 }
 
 /**
