@@ -70,7 +70,8 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
     const fileParam = info.endpointSpecific ? paramName(info.base) : undefined;
     const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam));
     if (info.kind === 'html-supplier') {
-      const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n) });
+      // The page pass runs before code generation: it marks the JSON escaping of data blocks.
+      const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n), prepare: (t) => ctx.csp.prepare(t) });
       if (view) modules.code.set(info.path, { file: info, view });
     } else {
       const script = compileScript(file.path, source, { kind: info.kind, diagnostics: ctx.diagnostics, checkImport: check });

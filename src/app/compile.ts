@@ -3,11 +3,11 @@
  * wired to the loader; the HTTP layer only ever sees the resulting endpoints.
  */
 import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
-import type { DiagnosticList } from '../diag/index.js';
+import { codeFrame, LanewayError, type DiagnosticList } from '../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../router/index.js';
 import { compileScript, outcomeToResponse, type RunOutcome } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
-import { compileView, isTemplate, type CompiledView, type RenderOutput } from '../template/index.js';
+import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, RequestInfo } from './endpoint.js';
 import type { AppOptions } from './load.js';
@@ -129,10 +129,12 @@ function renderView(
   const scope = new RequestScope(ctx.modules, req);
   const singleUser = isSingleUser(view);
   const finish = (out: RenderOutput): Reply => {
+    // A value failed: an error answer, never the page cut off where it stopped.
+    if (out.failed !== undefined) return renderFailure(out.failed, ctx, req);
     const headers: Record<string, string> = { 'Cache-Control': cacheControlOf(singleUser, out) };
     if (policy !== undefined) {
-      // Fast path: a page without dynamic inline blocks has its whole header ready.
-      headers[policy.name] = policy.value ?? policy.header(out.captured, out.html);
+      // Made once at load: no response changes a page's policy.
+      headers[policy.name] = policy.value;
       for (const k in policy.extra) headers[k] = policy.extra[k]!;
     }
     // Render-If falsy: 200 with an empty body (SPEC "Conditional render").
@@ -141,6 +143,29 @@ function renderView(
   };
   const out = view.render(scope.renderInput(consumer));
   return out instanceof Promise ? out.then(finish) : finish(out);
+}
+
+/**
+ * The answer to a render that failed (the error was logged with the request id by the render's
+ * onError): 503 when a script ran out of its budget, else 500. In development mode the error page
+ * shows the file, line and column of the failing tag, the message and a code frame.
+ */
+function renderFailure(failure: ViewRenderError, ctx: CompileContext, req: RequestInfo): Reply {
+  const cause = failure.cause;
+  const limit = cause instanceof LanewayError && cause.status === 503;
+  const reply: Reply = {
+    type: 'error',
+    status: limit ? 503 : 500,
+    code: cause instanceof LanewayError ? cause.code : 'LW_VIEW_RENDER',
+    message: limit
+      ? `This page needed more of the server than a request may use, and was stopped; try again later. The error was logged with id ${req.id}.`
+      : `Something went wrong on our side. The error was logged with id ${req.id}.`,
+  };
+  if (ctx.options.dev) {
+    const frame = failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column);
+    reply.detail = failure.message + frame;
+  }
+  return reply;
 }
 
 function compileScriptEndpoint(

@@ -30,8 +30,11 @@ export type Reply =
   /** A generated body (JSON, rendered HTML). `etag: true` adds an ETag and answers 304 when it matches. */
   | { type: 'body'; status: number; contentType: string; body: string | Buffer; headers?: Record<string, string>; etag?: boolean }
   | { type: 'redirect'; status: number; location: string; headers?: Record<string, string> }
-  /** An error the HTTP layer renders (HTML page or JSON). 404 uses the nearest ⚡NotFound.html. */
-  | { type: 'error'; status: number; code: Code; message: string };
+  /**
+   * An error the HTTP layer renders (HTML page or JSON). 404 uses the nearest ⚡NotFound.html.
+   * `detail`: development mode only (file:line:column and a code frame), shown below the message.
+   */
+  | { type: 'error'; status: number; code: Code; message: string; detail?: string };
 
 export type EndpointKind = 'script' | 'view' | 'page' | 'static' | 'redirect';
 

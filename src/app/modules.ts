@@ -9,7 +9,7 @@ import { LanewayError } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
 import { openScriptValue, ScriptBudget, utilModule } from '../script/index.js';
-import type { CompiledView } from '../template/index.js';
+import type { CompiledView, RenderOutput } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
 import type { ParamDefinition } from './load.js';
@@ -223,9 +223,14 @@ export class RequestScope {
     if (code?.view) {
       const view = code.view;
       // An HTML supplier is a function of one argument (`this` in its template) giving web-safe HTML.
+      // A failed render fails the view that called it (a ViewRenderError, keeping its position).
       const render = (arg: unknown): WebSafe | Promise<WebSafe> => {
         const out = view.render(this.renderInput(consumer), arg === undefined ? {} : arg);
-        return out instanceof Promise ? out.then((o) => new WebSafe(o.html)) : new WebSafe(out.html);
+        const done = (o: RenderOutput): WebSafe => {
+          if (o.failed !== undefined) throw o.failed;
+          return new WebSafe(o.html);
+        };
+        return out instanceof Promise ? out.then(done) : done(out);
       };
       return { [supplier.base]: render };
     }

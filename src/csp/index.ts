@@ -4,17 +4,24 @@
  *
  * The loader makes one PolicyCompiler per load. The template engine calls `prepare` once per
  * file before generating its code (the page pass of scan.ts: restrictions, sources, hashes of
- * static inline blocks, capture points of dynamic ones, rewrites). `viewPolicy` merges the files
- * of one view (with its layouts, partials and inlined SVGs) into a PagePolicy; `page` does the
- * same for a plain `.html` page and returns its rewritten text.
+ * inline blocks, the JSON escaping of tags in data blocks, rewrites). `viewPolicy` merges the
+ * files of one view (with its layouts, partials and inlined SVGs) into a PagePolicy, once per
+ * view; `page` does the same for a plain `.html` page and returns its rewritten text.
  */
 import type { Code, DiagnosticList } from '../diag/index.js';
-import { buildPolicy, DEFAULT_SETTINGS, emptyFacts, type CspSettings, type FileFacts, type HashAlgorithm, type PagePolicy } from './policy.js';
-import { scanFile, type CapturePoint, type ReferenceHooks, type ScanResult, type TemplateLike, type TextLike } from './scan.js';
+import { buildPolicy, DEFAULT_SETTINGS, emptyFacts, hashSource, type CspSettings, type FileFacts, type HashAlgorithm, type PagePolicy } from './policy.js';
+import { scanFile, type IndentedBlock, type NodeLike, type ReferenceHooks, type ScanResult, type TemplateLike, type TextLike } from './scan.js';
 
 export { tokenizeHtml, HOLE, type HtmlToken, type StartTag, type EndTag, type RawText, type Attribute } from './html.js';
 export { buildPolicy, checkSource, hashSource, normalizeInline, sourceOfUrl, DEFAULT_SETTINGS, type CspSettings, type HashAlgorithm, type PagePolicy, type FileFacts, type Directive } from './policy.js';
-export { isJavascriptUrl, type CapturePoint, type NodeLike, type ReferenceHooks, type TemplateLike, type TextLike } from './scan.js';
+export { isJavascriptUrl, scriptType, type JsonEscape, type NodeLike, type ReferenceHooks, type TemplateLike, type TextLike } from './scan.js';
+
+/** Partials and layouts nest at most this deep when rendering (template runtime MAX_DEPTH). */
+const MAX_INCLUDE_DEPTH = 200;
+/** A page's walk over its includes stops past this many (list, indentation, overrides) states. */
+const MAX_WALK_STATES = 20_000;
+/** At most this many indentations of one inline block are hashed for one page. */
+const MAX_VARIANTS = 64;
 
 export interface PolicyHooks extends ReferenceHooks {
   /** Reads an app file (inlined SVG icons). */
@@ -33,7 +40,8 @@ export class PolicyCompiler {
   readonly #hooks: PolicyHooks;
   readonly #files = new Map<string, ScanResult>();
   readonly #svgs = new Map<string, FileFacts>();
-  readonly #dynamic = { kinds: [] as Array<'script' | 'style'> };
+  readonly #warned = new Set<string>();
+  readonly #reportedVariants = new Set<IndentedBlock>();
 
   constructor(options: PolicyCompilerOptions) {
     this.settings = options.settings ?? DEFAULT_SETTINGS;
@@ -46,20 +54,25 @@ export class PolicyCompiler {
   };
 
   #scan(t: TemplateLike, svg = false): ScanResult {
-    return scanFile(t, { algorithm: this.settings.hash, hooks: this.#hooks, report: this.#report, kinds: this.#dynamic.kinds, svg });
+    return scanFile(t, { algorithm: this.settings.hash, hooks: this.#hooks, report: this.#report, svg });
   }
 
-  /**
-   * The page pass over one template file, once per load (later calls return the first result).
-   * May rewrite the file's text nodes; returns the points the renderer must record.
-   */
-  prepare(t: TemplateLike): CapturePoint[] | undefined {
+  #result(t: TemplateLike): ScanResult {
     let r = this.#files.get(t.file);
     if (r === undefined) {
       r = this.#scan(t);
       this.#files.set(t.file, r);
     }
-    return r.captures.length > 0 ? r.captures : undefined;
+    return r;
+  }
+
+  /**
+   * The page pass over one template file, once per load (later calls do nothing). It may rewrite
+   * the file's text nodes and marks the escaping of tags in JSON data blocks, so it runs before
+   * the file's render code is generated.
+   */
+  prepare(t: TemplateLike): void {
+    this.#result(t);
   }
 
   /**
@@ -69,16 +82,14 @@ export class PolicyCompiler {
   checkSupplier(templates: readonly TemplateLike[]): void {
     const [own, ...rest] = templates;
     if (own === undefined) return;
-    if (!this.#files.has(own.file)) {
-      const r = this.#scan(own);
-      this.#files.set(own.file, r);
-      if (r.inlineBlocks > 0) {
-        this.#diagnostics.warn(
-          'LW_CSP_SUPPLIER_INLINE',
-          'this HTML supplier writes an inline <script> or <style>: its output reaches pages as a value, which is never hashed, so browsers will block it; put the block in the view, a partial or a layout',
-          own.file,
-        );
-      }
+    const r = this.#result(own);
+    if (r.inlineBlocks > 0 && !this.#warned.has(own.file)) {
+      this.#warned.add(own.file);
+      this.#diagnostics.warn(
+        'LW_CSP_SUPPLIER_INLINE',
+        'this HTML supplier writes an inline <script> or <style>: its output reaches pages as a value, which is never hashed, so browsers will block it; put the block in the view, a partial or a layout',
+        own.file,
+      );
     }
     for (const t of rest) this.prepare(t);
   }
@@ -93,28 +104,161 @@ export class PolicyCompiler {
     return facts;
   }
 
-  /** The policy of a view from its files (view first, then every partial and layout it uses). */
+  /**
+   * The policy of a view from its files (view first, then every partial and layout it uses),
+   * made once per view at load. A static inline block that this page renders with indentation
+   * (inside a partial or block included with indentation) is hashed as rendered, once per
+   * indentation the page can give it.
+   */
   viewPolicy(templates: readonly TemplateLike[]): PagePolicy {
     const facts: FileFacts[] = [];
     const svgs = new Set<string>();
+    let indented = false;
     for (const t of templates) {
-      let r = this.#files.get(t.file);
-      if (r === undefined) {
-        this.prepare(t);
-        r = this.#files.get(t.file)!;
-      }
+      const r = this.#result(t);
       facts.push(r.facts);
+      if (r.indented.size > 0) indented = true;
       for (const p of Object.values(t.partials ?? {})) if (p.kind === 'svg') svgs.add(p.file);
     }
     for (const f of svgs) facts.push(this.#svgFacts(f));
-    return buildPolicy(facts, this.settings, this.#dynamic);
+    if (indented) facts.push(this.#indentedFacts(templates));
+    return buildPolicy(facts, this.settings);
+  }
+
+  /**
+   * Walks the page the way the renderer nests files (partials, layouts, block overrides, with the
+   * indentation each is rendered with) and hashes every indented block for each indentation it
+   * meets. The walk is over the templates, not over data: every indentation is static text.
+   */
+  #indentedFacts(templates: readonly TemplateLike[]): FileFacts {
+    const facts = emptyFacts();
+    const byFile = new Map<string, TemplateLike>();
+    for (const t of templates) byFile.set(t.file, t);
+    const blocksOf = new Map<TextLike, IndentedBlock[]>();
+    for (const t of templates) for (const [node, list] of this.#result(t).indented) blocksOf.set(node, list);
+    const variants = new Map<IndentedBlock, Set<string>>();
+
+    interface Override {
+      body: NodeLike[];
+      file: TemplateLike;
+      id: number;
+    }
+    interface State {
+      list: readonly NodeLike[];
+      file: TemplateLike;
+      ind: string;
+      /** Block overrides in force, by name (a parent's, merged with those from further out). */
+      blocks: ReadonlyMap<string, Override>;
+      /** Overrides being rendered: a block site of the same name inside one shows its default. */
+      active: readonly Override[];
+      depth: number;
+    }
+    const ids = new Map<object, number>();
+    const idOf = (o: object): number => {
+      let id = ids.get(o);
+      if (id === undefined) ids.set(o, (id = ids.size + 1));
+      return id;
+    };
+    const seen = new Set<string>();
+    const NONE: ReadonlyMap<string, Override> = new Map();
+    const todo: State[] = [{ list: templates[0]?.nodes ?? [], file: templates[0]!, ind: '', blocks: NONE, active: [], depth: 0 }];
+    let states = 0;
+    const push = (s: State): void => {
+      const key = `${idOf(s.list)}\u0000${s.ind}\u0000${[...s.blocks].map(([n, o]) => `${n}=${o.id}`).join(',')}\u0000${s.active.map((o) => o.id).join(',')}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      todo.push(s);
+    };
+    const include = (s: State, name: string, indent: string | null, own: ReadonlyArray<{ name: string; body: NodeLike[] }> | null): void => {
+      const decl = s.file.partials?.[name];
+      const target = decl?.kind === 'partial' ? byFile.get(decl.file) : undefined;
+      if (target === undefined || s.depth >= MAX_INCLUDE_DEPTH) return;
+      let blocks: ReadonlyMap<string, Override> = NONE;
+      if (own !== null) {
+        const merged = new Map<string, Override>();
+        for (const b of own) merged.set(b.name, { body: b.body, file: s.file, id: idOf(b.body) });
+        for (const [n, o] of s.blocks) merged.set(n, o);
+        blocks = merged;
+      }
+      push({ list: target.nodes, file: target, ind: indent === null ? '' : s.ind + indent, blocks, active: s.active, depth: s.depth + 1 });
+    };
+    let overflow = false;
+    while (todo.length > 0) {
+      if (++states > MAX_WALK_STATES) {
+        overflow = true;
+        break;
+      }
+      const s = todo.pop()!;
+      for (const node of s.list) {
+        switch (node.type) {
+          case 'text': {
+            const found = s.ind === '' ? undefined : blocksOf.get(node);
+            for (const b of found ?? []) {
+              let set = variants.get(b);
+              if (set === undefined) variants.set(b, (set = new Set()));
+              set.add(s.ind);
+            }
+            break;
+          }
+          case 'section':
+            push({ ...s, list: node.body });
+            break;
+          case 'partial':
+          case 'parent': {
+            const own = node.type === 'parent' ? node.blocks : null;
+            if (node.dynamic !== undefined) {
+              for (const name of Object.keys(s.file.partials ?? {})) include(s, name, node.indent, own);
+            } else include(s, node.name, node.indent, own);
+            break;
+          }
+          case 'block': {
+            const o = s.blocks.get(node.name);
+            if (o !== undefined && !s.active.includes(o)) {
+              push({ ...s, list: o.body, file: o.file, ind: node.indent === null ? '' : s.ind + node.indent, active: [...s.active, o] });
+            } else {
+              push({ ...s, list: node.body, ind: node.indent === null ? s.ind : s.ind + node.indent });
+            }
+            break;
+          }
+        }
+      }
+    }
+    const tooMany = (b: IndentedBlock, why: string): void => {
+      if (this.#reportedVariants.has(b)) return;
+      this.#reportedVariants.add(b);
+      this.#diagnostics.error(
+        'LW_CSP_INDENT_VARIANTS',
+        `this inline <${b.kind}> is ${why}: its hash changes with each indentation, and pages hash their blocks when the app loads. Include the partial (or block) holding it without indentation, or put the ${b.kind === 'script' ? 'script in a file of its own (<script src>)' : 'rules in a stylesheet'}`,
+        b.file,
+        b.source,
+        b.offset,
+      );
+    };
+    for (const [b, inds] of variants) {
+      if (inds.size > MAX_VARIANTS) {
+        tooMany(b, `rendered with more than ${MAX_VARIANTS} different indentations on one page`);
+        continue;
+      }
+      for (const ind of inds) {
+        let text = '';
+        let last = 0;
+        for (const p of b.starts) {
+          text += b.text.slice(last, p) + ind;
+          last = p;
+        }
+        text += b.text.slice(last);
+        (b.kind === 'script' ? facts.scriptHashes : facts.styleHashes).add(hashSource(this.settings.hash, text));
+      }
+    }
+    if (overflow) for (const list of blocksOf.values()) for (const b of list) tooMany(b, 'in a page whose partials nest in too many ways to follow');
+    return facts;
   }
 
   /** A plain `.html` page: its text after rewrites (declaration removed, assets inlined) and its policy. */
   page(file: string, source: string): { html: string; policy: PagePolicy } {
     const node = plainNode(source);
     const r = this.#scan({ file, source, nodes: [node] });
-    return { html: node.text, policy: buildPolicy([r.facts], this.settings, this.#dynamic) };
+    return { html: node.text, policy: buildPolicy([r.facts], this.settings) };
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The policy of one page: what its files contributed (FileFacts), merged into directive lists,
- * then joined into header text once at load. A page with dynamic inline blocks keeps the text in
- * pieces and splices in the hashes of those blocks' rendered text per response.
+ * then joined into header text once at load. Every hash comes from text the developer wrote
+ * (template tags are refused inside inline blocks that run), so no response changes a policy.
  */
 import * as crypto from 'node:crypto';
 
@@ -24,11 +24,9 @@ export type Directive = 'script-src' | 'style-src' | 'img-src' | 'font-src' | 'c
 /** What one file (a template, a plain page, an inlined SVG) contributes to a page's policy. */
 export interface FileFacts {
   sources: Map<Directive, Set<string>>;
-  /** Hash sources (`'sha256-…'`) of static inline blocks. */
+  /** Hash sources (`'sha256-…'`) of inline blocks. */
   scriptHashes: Set<string>;
   styleHashes: Set<string>;
-  /** The file has inline blocks hashed per response. */
-  dynamic: boolean;
   /** From `<link itemprop="content-security-policy">`: false drops the directive. */
   connectSelf?: boolean;
   formSelf?: boolean;
@@ -36,7 +34,7 @@ export interface FileFacts {
 }
 
 export function emptyFacts(): FileFacts {
-  return { sources: new Map(), scriptHashes: new Set(), styleHashes: new Set(), dynamic: false };
+  return { sources: new Map(), scriptHashes: new Set(), styleHashes: new Set() };
 }
 
 export function addSource(facts: FileFacts, directive: Directive, source: string): void {
@@ -60,8 +58,8 @@ export function hashSource(algorithm: HashAlgorithm, text: string): string {
   return `'${algorithm}-${digest(algorithm, normalizeInline(text))}'`;
 }
 
-// `crypto.hash` (Node ≥ 20.12) is about 3× faster than createHash for a short text; this runs per
-// response for dynamic blocks.
+// `crypto.hash` (Node ≥ 20.12) is about 3× faster than createHash for a short text; a page hashes
+// an indented block once per indentation, at load.
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64') => string }).hash;
 const digest = oneShot
   ? (algorithm: HashAlgorithm, text: string): string => oneShot(algorithm, text, 'base64')
@@ -99,36 +97,25 @@ export function sourceOfUrl(url: string): string | undefined {
 export interface PagePolicy {
   /** `Content-Security-Policy` or `Content-Security-Policy-Report-Only`. */
   name: string;
-  /** The whole header when the page has no dynamic inline blocks. */
-  value: string | undefined;
+  /** The whole header, made once at load. */
+  value: string;
   /** Extra headers sent with the policy (`Reporting-Endpoints`). */
   extra: Record<string, string>;
-  /**
-   * The header for one response: splices in the hashes of the dynamic blocks found in `html`
-   * through `captured` (RenderOutput.captured). Cheap when `value` is set (returns it).
-   */
-  header(captured: readonly number[] | undefined, html: string): string;
-}
-
-export interface DynamicKinds {
-  /** `kinds[k]` is the element of the capture pair (2k, 2k+1). */
-  kinds: Array<'script' | 'style'>;
 }
 
 const ORDER: Directive[] = ['img-src', 'font-src', 'connect-src', 'media-src', 'manifest-src', 'frame-src'];
 
 /**
- * Merges the facts of a page's files into a policy. `unsafeInline` lists the directives where the
- * developer declared 'unsafe-inline': hashes are left out of them (a hash would disable it).
+ * Merges the facts of a page's files into a policy. Where the developer declared
+ * 'unsafe-inline', hashes are left out of that directive (a hash would disable it).
  */
-export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings, dynamic: DynamicKinds): PagePolicy {
+export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings): PagePolicy {
   const sources = new Map<Directive, Set<string>>();
   const scriptHashes = new Set<string>();
   const styleHashes = new Set<string>();
   let connectSelf = true;
   let formSelf = true;
   let imgData = false;
-  let hasDynamic = false;
   for (const f of facts) {
     for (const [d, set] of f.sources) {
       let into = sources.get(d);
@@ -140,7 +127,6 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings, 
     if (f.connectSelf === false) connectSelf = false;
     if (f.formSelf === false) formSelf = false;
     if (f.imgData) imgData = true;
-    if (f.dynamic) hasDynamic = true;
   }
   const list = (d: Directive, first: string[] = []): string[] => {
     const set = sources.get(d);
@@ -154,88 +140,25 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings, 
   };
   const scriptUnsafe = sources.get('script-src')?.has("'unsafe-inline'") ?? false;
   const styleUnsafe = sources.get('style-src')?.has("'unsafe-inline'") ?? false;
-  const scriptStatic = [...list('script-src'), ...(scriptUnsafe ? [] : [...scriptHashes].sort())];
-  const styleStatic = [...list('style-src'), ...(styleUnsafe ? [] : [...styleHashes].sort())];
+  const script = [...list('script-src'), ...(scriptUnsafe ? [] : [...scriptHashes].sort())].join(' ');
+  const style = [...list('style-src'), ...(styleUnsafe ? [] : [...styleHashes].sort())].join(' ');
 
-  const tail: string[] = [];
-  tail.push(`img-src ${[...list('img-src', ["'self'"]), ...(imgData ? ['data:'] : [])].join(' ')}`);
-  tail.push(`font-src ${list('font-src', ["'self'"]).join(' ')}`);
+  const parts: string[] = ["default-src 'none'", `script-src ${script || "'none'"}`, `style-src ${style || "'none'"}`];
+  parts.push(`img-src ${[...list('img-src', ["'self'"]), ...(imgData ? ['data:'] : [])].join(' ')}`);
+  parts.push(`font-src ${list('font-src', ["'self'"]).join(' ')}`);
   const connect = list('connect-src', connectSelf ? ["'self'"] : []);
-  if (connect.length > 0) tail.push(`connect-src ${connect.join(' ')}`);
+  if (connect.length > 0) parts.push(`connect-src ${connect.join(' ')}`);
   for (const d of ORDER.slice(3)) {
     const l = list(d);
-    if (l.length > 0) tail.push(`${d} ${l.join(' ')}`);
+    if (l.length > 0) parts.push(`${d} ${l.join(' ')}`);
   }
-  if (formSelf) tail.push("form-action 'self'");
-  tail.push("base-uri 'self'", "object-src 'none'", "frame-ancestors 'self'");
+  if (formSelf) parts.push("form-action 'self'");
+  parts.push("base-uri 'self'", "object-src 'none'", "frame-ancestors 'self'");
   const extra: Record<string, string> = {};
   if (settings.reportUri !== undefined) {
-    tail.push(`report-uri ${settings.reportUri}`, 'report-to laneway-csp');
+    parts.push(`report-uri ${settings.reportUri}`, 'report-to laneway-csp');
     extra['Reporting-Endpoints'] = `laneway-csp="${settings.reportUri}"`;
   }
   const name = settings.reportOnly ? 'Content-Security-Policy-Report-Only' : 'Content-Security-Policy';
-  // The header in pieces, so a response with dynamic hashes only concatenates.
-  const scriptFixed = scriptStatic.join(' ');
-  const styleFixed = styleStatic.join(' ');
-  const tailText = tail.join('; ');
-  const join = (scripts: readonly string[] | undefined, styles: readonly string[] | undefined): string => {
-    const script = scripts === undefined ? scriptFixed : scriptFixed === '' ? scripts.join(' ') : scriptFixed + ' ' + scripts.join(' ');
-    const style = styles === undefined ? styleFixed : styleFixed === '' ? styles.join(' ') : styleFixed + ' ' + styles.join(' ');
-    return `default-src 'none'; script-src ${script || "'none'"}; style-src ${style || "'none'"}; ${tailText}`;
-  };
-  const fixed = join(undefined, undefined);
-  if (!hasDynamic) return { name, value: fixed, extra, header: () => fixed };
-
-  const algorithm = settings.hash;
-  // Headers by the rendered text of the page's dynamic blocks: most responses repeat a text seen
-  // before (same data), and a lookup is cheaper than hashing. Bounded; cleared when full.
-  const memo = new Map<string, string>();
-  return {
-    name,
-    value: undefined,
-    extra,
-    header(captured, html) {
-      if (captured === undefined || captured.length === 0) return fixed;
-      // Pairs (id, offset): id 2k opens block k, 2k+1 closes it. A block written inside another
-      // one's text (a partial's <script> inside a dynamic <script>) nests; a failed render can
-      // leave openings without their closings, which are skipped.
-      const open: number[] = [];
-      const blocks: Array<{ kind: 'script' | 'style'; text: string }> = [];
-      let key = '';
-      for (let i = 0; i < captured.length; i += 2) {
-        const id = captured[i]!;
-        const at = captured[i + 1]!;
-        if ((id & 1) === 0) {
-          open.push(id, at);
-          continue;
-        }
-        let j = open.length - 2;
-        while (j >= 0 && open[j] !== id - 1) j -= 2;
-        if (j < 0) continue;
-        const from = open[j + 1]!;
-        open.length = j;
-        const kind = dynamic.kinds[id >> 1]!;
-        if (kind === 'script' ? scriptUnsafe : styleUnsafe) continue;
-        const text = html.slice(from, at);
-        blocks.push({ kind, text });
-        key += (kind === 'script' ? '\u0001' : '\u0002') + text;
-      }
-      const known = memo.get(key);
-      if (known !== undefined) return known;
-      let scripts: string[] | undefined;
-      let styles: string[] | undefined;
-      for (const { kind, text } of blocks) {
-        const h = hashSource(algorithm, text);
-        if (kind === 'script') {
-          if (!scriptHashes.has(h) && !(scripts ??= []).includes(h)) scripts.push(h);
-        } else if (!styleHashes.has(h) && !(styles ??= []).includes(h)) styles.push(h);
-      }
-      const value = scripts === undefined && styles === undefined ? fixed : join(scripts, styles);
-      if (key.length <= 4096) {
-        if (memo.size >= 256) memo.clear();
-        memo.set(key, value);
-      }
-      return value;
-    },
-  };
+  return { name, value: parts.join('; '), extra };
 }

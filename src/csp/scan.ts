@@ -11,15 +11,24 @@
  *   - sources: `<script src>`, stylesheet and preload `<link href>`, images and media, and the
  *     `data-*-src` attributes of `<script>`/`<link>`;
  *   - the `<link itemprop="content-security-policy">` declaration (removed from the output);
- *   - inline `<script>`/`<style>` blocks: a block of text only is hashed now; a block holding a
- *     tag is marked for capture, and hashed per response from the rendered text;
+ *   - inline `<script>`/`<style>` blocks: each is hashed now, from the text the developer wrote.
+ *     Data never becomes code: a template tag inside an executable script or a style is a build
+ *     error, and so is a value tag where it would name an element or an attribute. A JSON data
+ *     block (`<script type="application/json">`) may hold tags: each is marked with the JSON
+ *     escaping its place needs (inside a string, or a whole value), and nothing is hashed;
  *   - references to rewrite (fingerprinted assets) and private files to inline (through hooks).
+ *
+ * A static block inside a partial or a block that may be rendered with indentation is recorded
+ * with its line starts (`ScanResult.indented`): the policy of each page hashes it once per
+ * indentation that page can give it (PolicyCompiler.viewPolicy).
  *
  * Rewrites edit the text nodes in place (before code generation). When a file has edits, it is
  * scanned a second time, silently, so that hashes and capture points describe the edited text.
  */
 import type { Code } from '../diag/index.js';
 import { HOLE, tokenizeHtml, type Attribute, type StartTag } from './html.js';
+
+const HOLE_CODE = HOLE.charCodeAt(0);
 import { addSource, checkSource, emptyFacts, hashSource, sourceOfUrl, type Directive, type FileFacts, type HashAlgorithm } from './policy.js';
 
 /** A text node of a parse tree, as the template engine builds it (ast.ts `TextNode`). */
@@ -32,14 +41,21 @@ export interface TextLike {
   marks: number[];
 }
 
-/** The node shapes the pass reads; the template engine's `Node` fits them. */
+/** How a value tag inside a JSON data block is escaped (set by this pass, read by the code generator). */
+export type JsonEscape = 'json-string' | 'json-value';
+
+/**
+ * The node shapes the pass reads; the template engine's `Node` fits them. `indent` is the
+ * indentation a standalone partial, parent or block is rendered with (null: not standalone).
+ */
 export type NodeLike =
   | TextLike
-  | { type: 'section' | 'block'; start: number; end: number; body: NodeLike[] }
-  | { type: 'parent'; start: number; end: number; blocks: ReadonlyArray<{ body: NodeLike[] }> }
-  | { type: 'var'; start: number; end: number; raw: boolean }
-  | { type: 'pragma'; start: number; end: number; name: string }
-  | { type: 'partial'; start: number; end: number };
+  | { type: 'section'; start: number; end: number; body: NodeLike[] }
+  | { type: 'block'; start: number; end: number; body: NodeLike[]; name: string; indent: string | null }
+  | { type: 'parent'; start: number; end: number; name: string; dynamic?: unknown; indent: string | null; blocks: ReadonlyArray<{ name: string; body: NodeLike[] }> }
+  | { type: 'var'; start: number; end: number; raw: boolean; escape?: JsonEscape }
+  | { type: 'pragma'; start: number; end: number; name: string; escape?: JsonEscape }
+  | { type: 'partial'; start: number; end: number; name: string; dynamic?: unknown; indent: string | null };
 
 /** One file: a template's parse tree, or a plain page as one text node. */
 export interface TemplateLike {
@@ -50,17 +66,19 @@ export interface TemplateLike {
 }
 
 /**
- * A point where the renderer records the output offset (RenderOutput.captured): the start or the
- * end of a dynamic inline block. `indentedOnly`: a static block whose lines get indented when
- * its partial is included with indentation; recorded only then.
+ * An inline block (static, as every executable one is) with line starts inside it: rendered
+ * with indentation, its text gets the indentation at each of `starts`, so its hash changes.
  */
-export interface CapturePoint {
-  node: TextLike;
-  /** Index into `node.text`. */
-  index: number;
-  id: number;
-  edge: 'start' | 'end';
-  indentedOnly: boolean;
+export interface IndentedBlock {
+  kind: 'script' | 'style';
+  /** The block's text as written. */
+  text: string;
+  /** Offsets into `text` where the renderer writes the current indentation. */
+  starts: number[];
+  /** Where the block is, for problems. */
+  file: string;
+  source: string;
+  offset: number;
 }
 
 /** What the app does with references (assets, inlining); see PolicyCompiler. */
@@ -83,16 +101,15 @@ export interface ScanOptions {
   hooks: ReferenceHooks;
   /** Undefined: a silent re-scan. */
   report?: Reporter;
-  /** Registry of dynamic block kinds; a block k captures with ids 2k and 2k+1. */
-  kinds: Array<'script' | 'style'>;
   /** An inlined SVG file: problems are warnings (the file is an asset, often exported by a tool). */
   svg?: boolean;
 }
 
 export interface ScanResult {
   facts: FileFacts;
-  captures: CapturePoint[];
-  /** Inline blocks found (a warning for HTML suppliers, whose output is never hashed). */
+  /** Static blocks that indentation would change, by the text node holding their start. */
+  indented: Map<TextLike, IndentedBlock[]>;
+  /** Executable inline blocks found (a warning for HTML suppliers, whose output is never hashed). */
   inlineBlocks: number;
 }
 
@@ -270,7 +287,7 @@ interface Once extends ScanResult {
 function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): Once {
   const { file, source } = t;
   const facts = emptyFacts();
-  const captures: CapturePoint[] = [];
+  const indented = new Map<TextLike, IndentedBlock[]>();
   const edits: Edit[] = [];
   const declared: Once['declared'] = [];
   const report = reporting ? options.report : undefined;
@@ -382,52 +399,147 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       return 'source';
     };
 
-    /** An inline block's content [cs, ce), the element opened by `tag`. */
-    const block = (kind: 'script' | 'style', tag: StartTag, cs: number, ce: number, closed: boolean): void => {
-      inlineBlocks++;
+    /**
+     * The segments of an element's content [cs, ce): undefined (after reporting) when the element
+     * is not closed in this file or not in the same section or block as its opening tag.
+     */
+    const contentOf = (what: string, tag: StartTag, cs: number, ce: number, closed: boolean, code: Code): Segment[] | undefined => {
       if (!closed) {
-        error('LW_CSP_INLINE_UNCLOSED', `<${kind}> is not closed in this file: write </${kind}> in the same file as its opening tag`, tag.start);
-        return;
+        error(code === 'LW_CSP_DATA_BLOCK' ? code : 'LW_CSP_INLINE_UNCLOSED', `${what} is not closed in this file: write its end tag in the same file as its opening tag`, tag.start);
+        return undefined;
       }
       const a = segmentAt(frag, cs - 1);
       const b = segmentAt(frag, ce);
       if (a === undefined || b === undefined || !a.text || !b.text || a.list !== b.list) {
-        error('LW_CSP_INLINE_SPLIT', `<${kind}> opens and closes in different sections or blocks: keep the whole element, from <${kind}> to </${kind}>, inside one section`, tag.start);
-        return;
+        error(code === 'LW_CSP_DATA_BLOCK' ? code : 'LW_CSP_INLINE_SPLIT', `${what} opens and closes in different sections or blocks: keep the whole element, from its opening tag to its end tag, inside one section`, tag.start);
+        return undefined;
       }
-      let dynamic = false;
-      let indentable = false;
+      const segs: Segment[] = [];
       for (let i = frag.segs.indexOf(a); i < frag.segs.length; i++) {
         const seg = frag.segs[i]!;
         if (seg.f > ce) break;
-        if (!seg.text) {
-          if (seg.f >= cs && seg.f < ce) {
-            dynamic = true;
-            const n = seg.node;
-            if ((n.type === 'var' && n.raw) || (n.type === 'pragma' && n.name === 'show')) {
-              error('LW_CSP_RAW_IN_INLINE', `unescaped output inside an inline <${kind}>: web-safe markup is not ${kind === 'script' ? 'script' : 'CSS'}; use {{ }}`, seg.f);
-            }
-          }
+        segs.push(seg);
+      }
+      return segs;
+    };
+
+    /** Tags inside [cs, ce), one per node (a section's opening and closing tags are one node). */
+    const tagsIn = (segs: readonly Segment[], cs: number, ce: number): Segment[] => {
+      const seen = new Set<NodeLike>();
+      const out: Segment[] = [];
+      for (const seg of segs) {
+        if (seg.text || seg.f < cs || seg.f >= ce || seen.has(seg.node)) continue;
+        seen.add(seg.node);
+        out.push(seg);
+      }
+      return out;
+    };
+
+    /** An executable inline block's content [cs, ce) (a script that runs, or a style). */
+    const block = (kind: 'script' | 'style', tag: StartTag, cs: number, ce: number, closed: boolean): void => {
+      inlineBlocks++;
+      // A tag inside a block that may not stay open is reported as such first.
+      const holes = frag.s.indexOf(HOLE, cs);
+      const segs = contentOf(`<${kind}>`, tag, cs, ce, closed, 'LW_CSP_INLINE_SPLIT');
+      if (segs === undefined) return;
+      const tags = holes !== -1 && holes < ce ? tagsIn(segs, cs, ce) : [];
+      for (const seg of tags) {
+        const where = kind === 'script' ? 'an inline <script> that runs' : 'a <style>';
+        const fix =
+          kind === 'script'
+            ? 'put the value in a data-* attribute (<script data-user="{{user}}">, read with document.currentScript.dataset.user) or in a JSON data block (<script type="application/json" id="data">{"user": "{{user}}"}</script>, read with JSON.parse), and keep the script itself literal'
+            : 'choose among classes written in a stylesheet (class="{{kind}}"), or set a custom property from a script that reads a data-* attribute';
+        const n = seg.node;
+        const what = n.type === 'section' ? 'a section' : n.type === 'partial' ? 'a partial' : n.type === 'block' || n.type === 'parent' ? 'a block or layout' : 'a value';
+        const extra = n.type === 'partial' || n.type === 'block' || n.type === 'parent' ? `; or put the whole <${kind}> element inside the partial or block` : '';
+        error('LW_CSP_TAG_IN_SCRIPT', `template tag inside ${where}: ${what} would change the ${kind === 'script' ? 'code' : 'CSS'} with data, and its hash is computed when the app loads. Instead, ${fix}${extra}`, seg.f);
+      }
+      if (tags.length > 0) return;
+      const text = frag.s.slice(cs, ce);
+      (kind === 'script' ? facts.scriptHashes : facts.styleHashes).add(hashSource(options.algorithm, text));
+      // Line starts inside the block: re-indentation would change its text (see viewPolicy).
+      const starts: number[] = [];
+      for (const seg of segs) {
+        if (!seg.text) continue;
+        const n = seg.node as TextLike;
+        for (const m of n.bol ? [0, ...n.marks] : n.marks) {
+          const p = seg.f + m;
+          if (p >= cs && p <= ce && starts[starts.length - 1] !== p - cs) starts.push(p - cs);
+        }
+      }
+      if (starts.length === 0) return;
+      const first = segs[0]!.node as TextLike;
+      const list = indented.get(first);
+      const entry: IndentedBlock = { kind, text, starts, file, source, offset: at(tag.start) };
+      if (list === undefined) indented.set(first, [entry]);
+      else list.push(entry);
+    };
+
+    /**
+     * A JSON data block's content [cs, ce): it never runs and is not hashed. Each value tag is
+     * marked with the escaping its place needs: inside a string (between quotes), a string body;
+     * elsewhere, a whole JSON value.
+     */
+    const dataBlock = (tag: StartTag, cs: number, ce: number, closed: boolean): void => {
+      const hole = frag.s.indexOf(HOLE, cs);
+      if (hole === -1 || hole >= ce) return;
+      const segs = contentOf('this JSON data block', tag, cs, ce, closed, 'LW_CSP_DATA_BLOCK');
+      if (segs === undefined) return;
+      // A small JSON lexer: in a string or not; after a backslash; inside a \uXXXX escape.
+      let inString = false;
+      let escape = 0;
+      // Sections met: the string state at their opening tag, and where that tag is.
+      const opened = new Map<NodeLike, { inString: boolean; at: number }>();
+      for (let i = cs; i < ce; i++) {
+        const c = frag.s.charCodeAt(i);
+        if (c !== HOLE_CODE) {
+          if (escape > 0) {
+            escape = escape === 1 && c === 117 ? 4 : escape - 1;
+          } else if (inString && c === 92) escape = 1;
+          else if (c === 34) inString = !inString;
           continue;
         }
-        const n = seg.node as TextLike;
-        const lineStarts = n.bol ? [0, ...n.marks] : n.marks;
-        for (const m of lineStarts) {
-          const p = seg.f + m;
-          if (p > cs && p <= ce) indentable = true;
+        const seg = segmentAt(frag, i)!;
+        const n = seg.node;
+        if (escape > 0) {
+          error('LW_CSP_DATA_BLOCK', 'a template tag right after a backslash in a JSON string: the value would be read as an escape sequence; write the escape in full, or move the tag', i);
+          escape = 0;
+          continue;
+        }
+        if (n.type === 'var' || (n.type === 'pragma' && (n.name === 'show' || n.name === 'choose-string'))) {
+          if ((n.type === 'var' && n.raw) || (n.type === 'pragma' && n.name === 'show')) {
+            error('LW_CSP_RAW_IN_INLINE', 'unescaped output inside a JSON data block: write {{value}}, which Laneway escapes for JSON', i);
+            continue;
+          }
+          n.escape = inString ? 'json-string' : 'json-value';
+        } else if (n.type === 'section') {
+          // The same string state where it opens and where it closes, or its content would
+          // move the quotes depending on the data.
+          const open = opened.get(n);
+          if (open === undefined) opened.set(n, { inString, at: i });
+          else if (open.inString !== inString) {
+            error('LW_CSP_DATA_BLOCK', 'this section opens a JSON string it does not close (or closes one it did not open): keep each string\'s quotes on the same side of the section\'s tags', open.at);
+          }
+        } else if (n.type !== 'pragma') {
+          error('LW_CSP_DATA_BLOCK', `a ${n.type === 'partial' ? 'partial' : 'block or layout'} inside a JSON data block: its text is not escaped for JSON; write the JSON in this file, with {{value}} tags`, i);
         }
       }
-      if (!dynamic) {
-        const h = hashSource(options.algorithm, frag.s.slice(cs, ce));
-        (kind === 'script' ? facts.scriptHashes : facts.styleHashes).add(h);
-        if (!indentable) return;
+    };
+
+    /** Reports value tags of a start tag that are not inside a quoted attribute value, or are in srcdoc. */
+    const valueTagsIn = (tag: StartTag): void => {
+      const quoted = tag.attrs.filter((a) => a.value !== null && a.end === a.valueEnd + 1);
+      for (let i = frag.s.indexOf(HOLE, tag.start); i !== -1 && i < tag.end; i = frag.s.indexOf(HOLE, i + 1)) {
+        const n = segmentAt(frag, i)!.node;
+        const value = n.type === 'var' || (n.type === 'pragma' && (n.name === 'show' || n.name === 'choose-string'));
+        if (!value) continue;
+        const inside = quoted.find((a) => i >= a.valueStart && i < a.valueEnd);
+        if (inside === undefined) {
+          error('LW_CSP_TAG_IN_TAG', 'a value tag inside a start tag but outside a quoted attribute value: data would name the element or an attribute, or add attributes; write the attribute and quote its value (class="{{kind}}"), or choose among literal attributes with a section ({{#open}}open{{/open}})', i);
+        } else if (inside.name === 'srcdoc') {
+          error('LW_CSP_TAG_IN_TAG', 'a value tag inside srcdoc: the browser reads that attribute as a whole HTML document, so escaped markup in it becomes markup again; give the frame a src instead', i);
+        }
       }
-      facts.dynamic = true;
-      const k = options.kinds.push(kind) - 1;
-      captures.push(
-        { node: a.node as TextLike, index: cs - a.f, id: 2 * k, edge: 'start', indentedOnly: !dynamic },
-        { node: b.node as TextLike, index: ce - b.f, id: 2 * k + 1, edge: 'end', indentedOnly: !dynamic },
-      );
     };
 
     /** Rewrites a static reference (fingerprint, pin) in place. */
@@ -468,7 +580,8 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       }
     };
 
-    let pending: { kind: 'script' | 'style'; tag: StartTag; inline?: boolean; foreign?: boolean } | undefined;
+    /** `data`: a script that does not run (a JSON data block, or another data type). */
+    let pending: { kind: 'script' | 'style'; tag: StartTag; inline?: boolean; foreign?: boolean; data?: 'json' | 'other' } | undefined;
     let media: string | undefined;
 
     tokenizeHtml(
@@ -479,7 +592,8 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
           if (p === undefined || p.tag.end !== tok.start || p.foreign) return;
           if (!p.inline) {
             pending = undefined;
-            block(p.kind, p.tag, tok.start, tok.end, tok.closed);
+            if (p.data === 'json') dataBlock(p.tag, tok.start, tok.end, tok.closed);
+            else if (p.data === undefined) block(p.kind, p.tag, tok.start, tok.end, tok.closed);
           }
           return;
         }
@@ -502,7 +616,10 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
           return;
         }
         const tag = tok;
-        // 1. Restrictions, on every element.
+        // 1. Restrictions, on every element. A value tag may stand only inside a quoted
+        // attribute value: elsewhere in a start tag it would name the element or an attribute
+        // (an event handler, a style), or end an unquoted value and start another attribute.
+        if (frag.s.lastIndexOf(HOLE, tag.end - 1) >= tag.start) valueTagsIn(tag);
         for (const a of tag.attrs) {
           if (a.name === 'style') {
             error('LW_CSP_STYLE_ATTRIBUTE', `style="…" attributes are not allowed: the policy has no 'unsafe-inline'; move the rules into a stylesheet or a <style> block and use a class`, a.nameStart);
@@ -523,7 +640,8 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
               return;
             }
             if (src === undefined) {
-              pending = { kind: 'script', tag };
+              const type = scriptType(tag);
+              pending = type === 'code' ? { kind: 'script', tag } : { kind: 'script', tag, data: type };
               return;
             }
             if (src.value !== null && isStatic(src.value) && hooks.inline?.(src.value, 'script', file) !== undefined) {
@@ -607,7 +725,36 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       edit(tag.start, tag.end, '', 'LW_CSP_DECLARATION', 'the <link itemprop="content-security-policy"> declaration');
     }
   }
-  return { facts, captures, edits, declared, inlineBlocks };
+  return { facts, indented, edits, declared, inlineBlocks };
+}
+
+/** The JavaScript MIME types (HTML "JavaScript MIME type essence match"). */
+const JAVASCRIPT_TYPES = new Set([
+  'application/ecmascript', 'application/javascript', 'application/x-ecmascript', 'application/x-javascript', 'text/ecmascript',
+  'text/javascript', 'text/javascript1.0', 'text/javascript1.1', 'text/javascript1.2', 'text/javascript1.3', 'text/javascript1.4',
+  'text/javascript1.5', 'text/jscript', 'text/livescript', 'text/x-ecmascript', 'text/x-javascript',
+]);
+
+/**
+ * What an inline `<script>` (without src) is, from its type, as the HTML standard decides
+ * whether it runs: 'code' for a classic script, a module, an import map or speculation rules
+ * (they all change what the page runs or loads), 'json' for a JSON data block, 'other' for any
+ * other data block. A type written with a template tag counts as code. A type with parameters
+ * (`text/javascript; charset=utf-8`) does not run in browsers, but counts as code too.
+ */
+export function scriptType(tag: StartTag): 'code' | 'json' | 'other' {
+  const typeAttr = attr(tag, 'type');
+  const language = attr(tag, 'language');
+  let type: string;
+  if (typeAttr !== undefined) type = typeAttr.value ?? '';
+  else if (language !== undefined && (language.value ?? '') !== '') type = 'text/' + language.value;
+  else return 'code';
+  if (type.includes(HOLE)) return 'code';
+  type = type.trim().toLowerCase();
+  const essence = type.split(';')[0]!.trim();
+  if (type === '' || type === 'module' || type === 'importmap' || type === 'speculationrules' || JAVASCRIPT_TYPES.has(essence)) return 'code';
+  if (essence === 'application/json' || essence === 'text/json' || essence.endsWith('+json')) return 'json';
+  return 'other';
 }
 
 /** Attributes dropped when an external script or stylesheet becomes an inline block. */

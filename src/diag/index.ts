@@ -9,6 +9,7 @@
 import { CODES, type Code } from './codes.js';
 
 export { CODES, type Code } from './codes.js';
+export { codeFrame } from './frame.js';
 
 export type Severity = 'error' | 'warning';
 

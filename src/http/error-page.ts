@@ -1,7 +1,11 @@
 /**
  * Built-in error answers: a small HTML page, or `{ "error": … }` when the client prefers JSON.
- * Messages are fixed texts chosen by Laneway, never echoes of the request.
+ * Messages are fixed texts chosen by Laneway, never echoes of the request. In development mode a
+ * failed render adds its details (file:line:column, message, code frame) below the message.
+ * Every error answer carries the request's id in `X-Request-Id` (see `withRequestId`).
  */
+import type { Reply } from '../app/index.js';
+
 export const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   403: 'Forbidden',
@@ -18,14 +22,25 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function errorHtml(status: number, message: string): string {
+/** `detail`: development details, shown as preformatted text. */
+export function errorHtml(status: number, message: string, detail?: string): string {
   const title = `${status} ${STATUS_TEXT[status] ?? 'Error'}`;
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>\n<body><h1>${title}</h1><p>${escapeHtml(message)}</p></body></html>\n`;
+  const more = detail === undefined ? '' : `\n<pre>${escapeHtml(detail)}</pre>`;
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>\n<body><h1>${title}</h1><p>${escapeHtml(message)}</p>${more}</body></html>\n`;
 }
 
-export function errorJson(status: number, message: string): string {
+export function errorJson(status: number, message: string, detail?: string): string {
   void status;
-  return JSON.stringify({ error: message });
+  return JSON.stringify(detail === undefined ? { error: message } : { error: message, detail });
+}
+
+/**
+ * An error answer made by the app (a script's 4xx JSON, a ⚡NotFound.html page) with
+ * `X-Request-Id` added; other replies as they are. Replies of type 'error' get it in sendError.
+ */
+export function withRequestId(reply: Reply, id: string): Reply {
+  if (reply.type === 'error' || reply.type === 'redirect' || (reply.status ?? 200) < 400) return reply;
+  return { ...reply, headers: { ...reply.headers, 'X-Request-Id': id } };
 }
 
 /** Whether the Accept header ranks JSON above HTML. */

@@ -15,7 +15,7 @@ import type { App, Endpoint, Reply, RequestInfo } from '../app/index.js';
 import { LanewayError } from '../diag/index.js';
 import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
 import { checkCrossOrigin, CROSS_ORIGIN_MESSAGE } from './cross-origin.js';
-import { errorHtml, errorJson, prefersJson } from './error-page.js';
+import { errorHtml, errorJson, prefersJson, withRequestId } from './error-page.js';
 import type { Logger } from './log.js';
 import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
 
@@ -43,8 +43,9 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
   }
 
   /** Sends an error answer; 404s use the nearest ⚡NotFound.html unless the client wants JSON. */
-  async function sendError(req: IncomingMessage, res: ServerResponse, status: number, message: string, dir: string, info: RequestInfo, extra?: Record<string, string>): Promise<number> {
-    if (info.acceptsJson) return sendBody(req, res, status, 'application/json; charset=utf-8', errorJson(status, message), { headers: extra });
+  async function sendError(req: IncomingMessage, res: ServerResponse, status: number, message: string, dir: string, info: RequestInfo, extra?: Record<string, string>, detail?: string): Promise<number> {
+    const headers = { ...extra, 'X-Request-Id': info.id };
+    if (info.acceptsJson) return sendBody(req, res, status, 'application/json; charset=utf-8', errorJson(status, message, detail), { headers });
     if (status === 404) {
       const page = app.notFoundPage(dir);
       if (page) {
@@ -52,10 +53,11 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
         return sendReply(req, res, reply, dir, info);
       }
     }
-    return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, message), { headers: extra });
+    return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, message, detail), { headers });
   }
 
   function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, dir: string, info: RequestInfo): number | Promise<number> {
+    reply = withRequestId(reply, info.id);
     switch (reply.type) {
       case 'asset':
         return sendAsset(req, res, reply.asset, reply.status, reply.headers);
@@ -64,7 +66,7 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
       case 'redirect':
         return sendRedirect(req, res, reply.status, reply.location, reply.headers);
       case 'error':
-        return sendError(req, res, reply.status, reply.message, dir, info);
+        return sendError(req, res, reply.status, reply.message, dir, info, undefined, reply.detail);
     }
   }
 
@@ -102,7 +104,7 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
       const path = splitPath(rawPath);
       if (!path.ok) {
         const json = prefersJson(req.headers.accept);
-        done(sendBody(req, res, 400, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(400, path.reason) : errorHtml(400, path.reason)));
+        done(sendBody(req, res, 400, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(400, path.reason) : errorHtml(400, path.reason), { headers: { 'X-Request-Id': id } }));
         return;
       }
       // 2. Cross-site writes.

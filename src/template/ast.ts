@@ -52,11 +52,19 @@ export interface TextNode extends NodeBase {
   marks: number[];
 }
 
+/**
+ * How a value is escaped inside a JSON data block (`<script type="application/json">`), as the
+ * page pass (src/csp) finds it: between quotes, as the body of a JSON string; elsewhere, as a
+ * whole JSON value. Absent: HTML escaping.
+ */
+export type JsonEscape = 'json-string' | 'json-value';
+
 /** `{{x}}` (escaped), `{{{x}}}` / `{{&x}}` (raw). */
 export interface VarNode extends NodeBase {
   type: 'var';
   expr: Expr;
   raw: boolean;
+  escape?: JsonEscape;
 }
 
 /** `{{#x}}…{{/x}}` or `{{^x}}…{{/x}}`, with the view extensions. */
@@ -119,6 +127,8 @@ export interface PragmaNode extends NodeBase {
   expr?: Expr;
   /** The choose-string map name. */
   map?: string;
+  /** choose-string inside a JSON data block (see VarNode). */
+  escape?: JsonEscape;
 }
 
 export type Node = TextNode | VarNode | SectionNode | PartialNode | ParentNode | BlockNode | PragmaNode;

@@ -35,16 +35,6 @@ export interface GenScope {
   table(): Record<string, Link>;
   /** Views: a choose-string map. */
   choice(name: string): ReadonlyMap<string, string> | undefined;
-  /** Views: the capture points of a text node (view.ts `CapturePoint`), when it has any. */
-  captures?(node: TextNode): readonly CapturePointLike[] | undefined;
-}
-
-/** A capture point as the generator reads it (view.ts `CapturePoint`). */
-export interface CapturePointLike {
-  index: number;
-  id: number;
-  edge: 'start' | 'end';
-  indentedOnly: boolean;
 }
 
 /** A file's `const` and `default` lines. */
@@ -72,7 +62,7 @@ const NO_SEGS: readonly string[] = [];
 const HELPERS = [
   'aliasEdge', 'block', 'call0', 'choose', 'current', 'declare', 'dynamicPartial', 'edge', 'escapeHtml', 'follow',
   'followPlain', 'imported', 'inverted', 'invoke', 'isThenable', 'lambdaSection', 'lambdaValue', 'look', 'lookPlain',
-  'MISS', 'out', 'outPlain', 'pageValue', 'parent', 'partial', 'section', 'sectionPlain', 'setVar', 'str', 'test',
+  'MISS', 'out', 'outJson', 'outPlain', 'pageValue', 'parent', 'partial', 'section', 'sectionPlain', 'setVar', 'str', 'test',
 ];
 
 interface Fn {
@@ -151,43 +141,6 @@ class Generator {
     }
     parts.push(J(text.slice(last)));
     return `(ind === "" ? ${J(text)} : ${parts.join(' + ')})`;
-  }
-
-  /**
-   * A text node with capture points: the text is written in pieces, and `S.m` gets (id, offset)
-   * at each point. Indentation written at a point's index goes inside the captured content:
-   * after a `start` point, before an `end` point.
-   */
-  capturedText(fn: Fn, node: TextNode, points: readonly CapturePointLike[]): void {
-    const L = fn.lines;
-    const { text, marks, bol } = node;
-    const lineStarts = bol ? [0, ...marks] : marks;
-    const sorted = [...points].sort((a, b) => a.index - b.index);
-    let last = 0;
-    let mi = 0;
-    const write = (to: number): void => {
-      // Text up to `to`, with the indentation of every line start before it.
-      while (mi < lineStarts.length && lineStarts[mi]! < to) {
-        const m = lineStarts[mi++]!;
-        if (m > last) L.push(`S.s += ${J(text.slice(last, m))};`);
-        L.push('S.s += ind;');
-        last = m;
-      }
-      if (to > last) L.push(`S.s += ${J(text.slice(last, to))};`);
-      last = to;
-    };
-    for (const p of sorted) {
-      write(p.index);
-      const atLineStart = mi < lineStarts.length && lineStarts[mi] === p.index;
-      const record = `(S.m ??= []).push(${p.id}, S.s.length);`;
-      const line = p.indentedOnly ? `if (ind !== "") ${record}` : record;
-      if (atLineStart && p.edge === 'end') {
-        L.push('S.s += ind;');
-        mi++;
-      }
-      L.push(line);
-    }
-    write(text.length);
   }
 
   /** The indentation a standalone partial or block is rendered with. */
@@ -276,9 +229,7 @@ class Generator {
     const L = fn.lines;
     const view = this.scope.view;
     if (node.type === 'text') {
-      const points = this.scope.captures?.(node);
-      if (points !== undefined) this.capturedText(fn, node, points);
-      else L.push(`S.s += ${this.text(node)};`);
+      L.push(`S.s += ${this.text(node)};`);
       return;
     }
     if (node.bol) L.push('S.s += ind;');
@@ -286,7 +237,9 @@ class Generator {
       case 'var': {
         if (view) L.push(`S.p = ${this.pos(node.start)};`);
         this.value(fn, node.expr, 'v');
-        if (view) {
+        if (view && node.escape !== undefined) {
+          this.resume(fn, `outJson(S, v, ${node.escape === 'json-string'})`);
+        } else if (view) {
           this.resume(fn, `out(S, v, ${node.raw})`, 'if (typeof v === "string") S.s += escapeHtml(v); else if (typeof v === "number") S.s += v; else ');
         } else {
           L.push('if (typeof v === "function") v = lambdaValue(S, v, f, c);');
@@ -363,10 +316,13 @@ class Generator {
       }
       case 'block': {
         const dflt = this.body(node.body, node.lead);
+        // A block that does not stand alone: its default content is part of this file, so its
+        // lines take this file's indentation; an override comes from another file, unindented.
+        const args = node.indent === null ? `"", ${J(node.name)}, ${dflt}, ind` : `${this.indent(node.indent)}, ${J(node.name)}, ${dflt}`;
         if (view) {
-          this.resume(fn, `block(S, c, ${this.indent(node.indent)}, ${J(node.name)}, ${dflt})`);
+          this.resume(fn, `block(S, c, ${args})`);
         } else {
-          L.push(`block(S, c, ${this.indent(node.indent)}, ${J(node.name)}, ${dflt});`);
+          L.push(`block(S, c, ${args});`);
         }
         return;
       }
@@ -392,7 +348,8 @@ class Generator {
             L.push(`S.p = ${this.pos(node.start)};`);
             this.value(fn, node.expr!, 'v');
             L.push(`v = choose(v, ${this.k(map)});`);
-            this.resume(fn, 'out(S, v, false)', 'if (typeof v === "string") S.s += escapeHtml(v); else ');
+            if (node.escape !== undefined) this.resume(fn, `outJson(S, v, ${node.escape === 'json-string'})`);
+            else this.resume(fn, 'out(S, v, false)', 'if (typeof v === "string") S.s += escapeHtml(v); else ');
             return;
           }
         }

@@ -12,12 +12,12 @@ export {
   isTemplate,
   markerEnd,
   TEMPLATE_MARKER,
-  type CapturePoint,
   type CompiledView,
   type RenderInput,
   type RenderOutput,
   type TemplateFile,
   type ViewCompileOptions,
+  ViewRenderError,
 } from './view.js';
 export { escapeHtml, RenderError } from './runtime.js';
 export {

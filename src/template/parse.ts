@@ -45,6 +45,13 @@ interface Entry {
 
 const CONTAINERS = new Set(['section', 'inverted', 'parent', 'block']);
 
+/**
+ * How deep sections, parents and blocks may nest in one file. Parsing, code generation and
+ * rendering recurse once per level; past this, a template is refused with a located error rather
+ * than running out of call stack.
+ */
+export const MAX_NESTING = 500;
+
 function syntheticClose(at: number, delims: [string, string]): Tag {
   return { kind: 'close', start: at, end: at, content: '', contentStart: at, lineBegin: -1, trailEnd: -1, delims };
 }
@@ -89,6 +96,16 @@ function nest(tags: Tag[], source: string, view: boolean, report: Reporter): Ent
       stack[depth]!.close = tag;
       stack.pop();
       continue;
+    }
+    if (CONTAINERS.has(tag.kind) && stack.length > MAX_NESTING) {
+      report(
+        'LW_VIEW_NESTING_DEPTH',
+        `"${source.slice(tag.start, tag.end)}" opens a section ${stack.length} levels deep; sections, parents and blocks may nest at most ${MAX_NESTING} levels: close the open sections first, or move the inner part into a partial`,
+        tag.start,
+      );
+      // Nothing past this tag is read: the sections still open are closed here, unreported.
+      for (let i = stack.length - 1; i > 0; i--) stack[i]!.close = syntheticClose(tag.start, stack[i]!.tag.delims);
+      return root.children!;
     }
     const entry: Entry = { tag };
     top.children!.push(entry);
@@ -155,10 +172,15 @@ export function parseTemplate(source: string, options: ParseOptions): ParsedTemp
    * declaration) began this line just before `a`, so the text is where the line's indentation goes.
    */
   function text(a: number, b: number, out: Node[], startsLine = false): void {
-    if (a >= b) return;
+    if (a >= b) {
+      // Tags that printed nothing began a line that ends here: the line is not empty, so it
+      // still gets its indentation.
+      if (startsLine && a === b) out.push({ type: 'text', start: a, end: a, bol: true, text: '', marks: [] });
+      return;
+    }
     let p = a;
     let bol = false;
-    if (startsLine) bol = !isBreak(a);
+    if (startsLine) bol = true;
     else if (isLineStart(a)) {
       p = Math.min(eff(a), b);
       bol = p < b && !isBreak(p);
@@ -175,7 +197,7 @@ export function parseTemplate(source: string, options: ParseOptions): ParsedTemp
       p = e;
     }
     t += source.slice(p, b);
-    if (t === '') return;
+    if (t === '' && !bol) return;
     const node: TextNode = { type: 'text', start: a, end: b, bol, text: t, marks };
     out.push(node);
   }
@@ -217,8 +239,9 @@ export function parseTemplate(source: string, options: ParseOptions): ParsedTemp
       indent = d;
     }
     const body = build(e.children!, bodyStart, bodyEnd);
+    if (!intrinsic && !standalone(c)) closeLine(c, body);
     const first = body[0];
-    const lead = !isLineStart(bodyStart) && first !== undefined && first.start === bodyStart && (first.type !== 'text' || !isBreak(bodyStart));
+    const lead = (alone || inParent) && !isLineStart(bodyStart) && first !== undefined && first.start === bodyStart && (first.type !== 'text' || !isBreak(bodyStart));
     const node: BlockNode = {
       type: 'block',
       start: o.start,
@@ -235,6 +258,15 @@ export function parseTemplate(source: string, options: ParseOptions): ParsedTemp
       cutBefore: alone ? o.lineBegin : o.start,
       cutAfter: alone ? (c.lineBegin >= 0 ? c.trailEnd : c.end) : c.end,
     };
+  }
+
+  /**
+   * A closing tag that begins its line but does not stand alone (`{{/a}}x`): the spec indents
+   * every line of a partial, so that line's indentation comes before the closing tag, inside the
+   * body: an empty line-start text at the body's end writes it each time the body renders.
+   */
+  function closeLine(c: Tag, body: Node[]): void {
+    if (tagBol(c)) body.push({ type: 'text', start: c.start, end: c.start, bol: true, text: '', marks: [] });
   }
 
   function build(list: Entry[], a: number, b: number): Node[] {
@@ -307,6 +339,7 @@ export function parseTemplate(source: string, options: ParseOptions): ParsedTemp
           const bodyEnd = closeAlone ? c.lineBegin : c.start;
           cutAfter = closeAlone ? c.trailEnd : c.end;
           const body = build(e.children!, bodyStart, Math.max(bodyStart, bodyEnd));
+          if (!closeAlone) closeLine(c, body);
           let head: Omit<SectionNode, 'type' | 'start' | 'end' | 'bol' | 'inverted' | 'body' | 'rawBody' | 'delims'> | null;
           if (view) head = parseSectionHead(t.content, t.contentStart, report);
           else head = { name: t.content, expr: plainPath(t.content, t.contentStart) };
@@ -371,7 +404,7 @@ export function parseTemplate(source: string, options: ParseOptions): ParsedTemp
         if (carry === cutBefore && out.length === before && cutBefore === node.start) node.bol = true;
         out.push(node);
         carry = -1;
-      } else if (out.length === before && cutBefore === t.start && cutAfter === t.end && (tagBol(t) || carry === t.start)) {
+      } else if (!standalone(t) && (tagBol(t) || (out.length === before && carry === t.start))) {
         carry = t.end;
       } else {
         carry = -1;

@@ -5,7 +5,7 @@
 import { locate } from '../diag/index.js';
 import { generate } from './codegen.js';
 import { parseTemplate } from './parse.js';
-import { RenderState, type Body } from './runtime.js';
+import { isStackOverflow, RenderError, RenderState, type Body } from './runtime.js';
 import { DEFAULT_DELIMS } from './tokenize.js';
 
 /** A malformed template. The message ends with `(line:column)`. */
@@ -80,7 +80,12 @@ export function compile(source: string, options: CompileOptions = {}): Template 
         const src = Object.hasOwn(all, name) ? all[name] : undefined;
         return typeof src === 'string' ? compileBody(src, DEFAULT_DELIMS) : undefined;
       };
-      top(S, data, '', 0);
+      try {
+        top(S, data, '', 0);
+      } catch (e) {
+        if (isStackOverflow(e)) throw new RenderError('sections and partials nest too deeply: the call stack ran out (a partial that includes itself?)');
+        throw e;
+      }
       return S.s;
     },
   };

@@ -64,12 +64,15 @@ export class RenderError extends Error {
   }
 }
 
+/** Whether `e` is the engine's "Maximum call stack size exceeded". */
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
 /** Per-render state. One instance per `render` call; never shared. */
 export class RenderState {
   /** The output so far. */
   s = '';
-  /** Views: output offsets recorded at capture points, as (id, offset) pairs (CapturePoint). */
-  m: number[] | undefined = undefined;
   /** The context stack: section values and alias frames, innermost last. */
   stack: unknown[];
   /** The object the last looked-up value was read from (`this` for an implicit method call). */
@@ -442,6 +445,40 @@ export function out(S: RenderState, v: unknown, raw: boolean): void | Promise<vo
   }
 }
 
+const JSON_UNSAFE = /[<>&\u2028\u2029]/g;
+const JSON_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * JSON text safe inside a `<script>` element: `<`, `>`, `&`, U+2028 and U+2029 written as `\uXXXX`
+ * escapes, so no value can end the element (`</script>`), open a comment (`<!--`) or break a
+ * line for an older JavaScript parser.
+ */
+export function scriptSafeJson(json: string): string {
+  return json.replace(JSON_UNSAFE, (c) => JSON_ESCAPES[c]!);
+}
+
+/** A string as the body of a JSON string literal (no quotes around it), script-safe. */
+export function jsonStringBody(s: string): string {
+  const quoted = JSON.stringify(s);
+  return scriptSafeJson(quoted.slice(1, -1));
+}
+
+/** A value as JSON text, script-safe: what has no JSON form (undefined, a function) is `null`. */
+export function jsonValue(v: unknown): string {
+  if (v instanceof WebSafe) v = v.html;
+  const json = JSON.stringify(v) as string | undefined;
+  return json === undefined ? 'null' : scriptSafeJson(json);
+}
+
+/**
+ * Writes a value inside a JSON data block (views): `inString`, as the body of the string it
+ * stands in; otherwise as a whole JSON value.
+ */
+export function outJson(S: RenderState, v: unknown, inString: boolean): void | Promise<void> {
+  if (isThenable(v)) return Promise.resolve(v).then((x) => outJson(S, x, inString));
+  S.s += inString ? jsonStringBody(v instanceof WebSafe ? v.html : str(v)) : jsonValue(v);
+}
+
 /** Writes a value (plain API): raw tags print strings as they are. */
 export function outPlain(S: RenderState, v: unknown, raw: boolean): void {
   const s = str(v);
@@ -646,10 +683,11 @@ export function parent(S: RenderState, c: unknown, ind: string, fn: Body | undef
 /**
  * `{{$name}}default{{/name}}`: the override in force, else the default content. Inside an
  * override, a block site of the same name shows its default (an override cannot include itself).
+ * `dind`: the indentation of the default content, when it differs from an override's.
  */
-export function block(S: RenderState, c: unknown, ind: string, name: string, dflt: Body): void | Promise<void> {
+export function block(S: RenderState, c: unknown, ind: string, name: string, dflt: Body, dind = ind): void | Promise<void> {
   const b = S.blocks[name];
-  if (b === undefined || S.active.includes(b)) return dflt(S, c, ind, 0);
+  if (b === undefined || S.active.includes(b)) return dflt(S, c, dind, 0);
   S.active.push(b);
   const r = b(S, c, ind, 0);
   if (r !== undefined) {

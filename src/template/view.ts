@@ -4,7 +4,9 @@
  *
  * `compileView` loads the view and every file it uses (each once per load, shared between
  * views), checks them, reports every problem to the load's DiagnosticList, and generates render
- * code. Rendering never throws: a failing value prints `⚠️` where it failed.
+ * code. Rendering never throws: a failing value stops it, and the output says where and why
+ * (`RenderOutput.failed`); the server answers such a render with an error page, never with the
+ * page cut off.
  */
 import { posix } from 'node:path';
 import { parse as parseYaml, parseDocument } from 'yaml';
@@ -14,7 +16,28 @@ import { walkTemplate, type Expr, type Node, type PathExpr, type TextNode } from
 import { generate, type Declaration, type Fallback, type UnitCode } from './codegen.js';
 import { parseTemplate } from './parse.js';
 import type { Pragma } from './pragma.js';
-import { declare, escapeHtml, isThenable, RenderState, type Link } from './runtime.js';
+import { declare, escapeHtml, isStackOverflow, isThenable, RenderError, RenderState, type Link } from './runtime.js';
+
+/**
+ * A value failed while a view rendered: `cause` is what it threw (a script limit is a
+ * LanewayError with status 503), and the position is the tag being rendered. An HTML supplier's
+ * failure reaches the view that called it as this same error, keeping the innermost position.
+ */
+export class ViewRenderError extends Error {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** The text of `file`, for a code frame. */
+  readonly source: string | undefined;
+  constructor(cause: unknown, where: { file: string; line: number; column: number }, source: string | undefined) {
+    super(`${where.file}:${where.line}:${where.column}: ${errorMessage(cause)}`, { cause });
+    this.name = 'ViewRenderError';
+    this.file = where.file;
+    this.line = where.line;
+    this.column = where.column;
+    this.source = source;
+  }
+}
 
 /** Line 1 of every Mustache file. */
 export const TEMPLATE_MARKER = '<!--TEMPLATE mustache-->';
@@ -49,25 +72,11 @@ export interface ViewCompileOptions {
   /**
    * A load-time pass over each file's parse tree (the CSP and asset pass), run once per file
    * before its render code is generated. It may rewrite text nodes' `text` (keeping `marks` in
-   * step) and returns the points where the renderer records output offsets into
-   * `RenderOutput.captured`. Once given, it stays set for the load (files compiled earlier
-   * without it are regenerated when a view compiled with it uses them).
+   * step) and set the `escape` of value tags inside JSON data blocks. Once given, it stays set
+   * for the load (files compiled earlier without it are regenerated when a view compiled with it
+   * uses them).
    */
-  prepare?(file: TemplateFile): readonly CapturePoint[] | undefined;
-}
-
-/**
- * Where the renderer records an output offset: `index` into `node.text`, recorded as the pair
- * (`id`, offset). At a line start, the indentation written there belongs to the content between
- * a `start` and an `end` point. `indentedOnly`: recorded only when the file is rendered with
- * indentation (a static block that re-indentation would change).
- */
-export interface CapturePoint {
-  node: TextNode;
-  index: number;
-  id: number;
-  edge: 'start' | 'end';
-  indentedOnly: boolean;
+  prepare?(file: TemplateFile): void;
 }
 
 export interface RenderInput {
@@ -89,10 +98,11 @@ export interface RenderOutput {
   empty: boolean;
   /** The resolved Cache-Control-Seconds value. */
   cacheSeconds?: number;
-  /** Rendering stopped at a run-time error (`html` ends with ⚠️). */
-  failed?: true;
-  /** Pairs (id, offset into `html`) recorded at the `prepare` pass's capture points, in order. */
-  captured?: number[];
+  /**
+   * Rendering stopped at a run-time error: where, and the error. `html` then holds the output up
+   * to that point followed by `⚠️` (and, in development mode, the details in an HTML comment).
+   */
+  failed?: ViewRenderError;
 }
 
 /** The parse tree of one file a view uses (for later passes such as CSP). */
@@ -148,9 +158,8 @@ interface Unit {
   svgFiles: Set<string>;
   linked: boolean;
   code?: UnitCode | null;
-  /** The `prepare` pass ran; its capture points by text node. */
+  /** The `prepare` pass ran. */
   prepared?: boolean;
-  captures?: Map<TextNode, CapturePoint[]>;
   blocks?: Set<string>;
   placementChecked?: boolean;
 }
@@ -205,10 +214,15 @@ function baseName(path: string, ext: string): string {
   return b.startsWith('_') ? b.slice(1) : b;
 }
 
+/** Freezes a parsed data file, iteratively: a deeply nested file must not exhaust the stack. */
 function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v as object)) deepFreeze(x);
+  const todo: unknown[] = [v];
+  while (todo.length > 0) {
+    const x = todo.pop();
+    if (x !== null && typeof x === 'object' && !Object.isFrozen(x)) {
+      Object.freeze(x);
+      for (const y of Object.values(x)) todo.push(y);
+    }
   }
   return v;
 }
@@ -506,15 +520,7 @@ function linkUnit(ctx: Context, unit: Unit): void {
 function codeOf(ctx: Context, unit: Unit): UnitCode | null {
   if (ctx.prepare !== undefined && !unit.prepared && unit.marker) {
     unit.prepared = true;
-    const points = ctx.prepare(templateOf(unit));
-    if (points !== undefined && points.length > 0) {
-      unit.captures = new Map();
-      for (const p of points) {
-        const list = unit.captures.get(p.node);
-        if (list === undefined) unit.captures.set(p.node, [p]);
-        else list.push(p);
-      }
-    }
+    ctx.prepare(templateOf(unit));
     // Compiled before the pass was known (an HTML supplier's partial): generate it again.
     if (unit.code) unit.code = undefined;
   }
@@ -554,7 +560,6 @@ function codeOf(ctx: Context, unit: Unit): UnitCode | null {
           return table;
         },
         choice: (name: string) => unit.choices.get(name),
-        captures: unit.captures === undefined ? undefined : (node) => unit.captures!.get(node),
       },
       unit.decls,
       exprs,
@@ -679,24 +684,32 @@ export function compileView(file: string, source: string, options: ViewCompileOp
       let seconds: number | undefined;
 
       const fail = (error: unknown): RenderOutput => {
-        const pos = S.p;
-        const where = pos === null ? { file, line: 1, column: 1 } : { file: pos.file, ...locate(pos.source, pos.offset) };
-        try {
-          input.onError?.({ ...where, error });
-        } catch {
-          // The error hook must not turn a rendering problem into a crash.
+        let failure: ViewRenderError;
+        if (error instanceof ViewRenderError) {
+          // An HTML supplier called here failed: reported where it happened, already.
+          failure = error;
+        } else {
+          const pos = S.p;
+          const where = pos === null ? { file, line: 1, column: 1 } : { file: pos.file, ...locate(pos.source, pos.offset) };
+          const cause = isStackOverflow(error)
+            ? new RenderError('sections, partials and layouts nest too deeply here: the call stack ran out (a partial that includes itself?)')
+            : error;
+          failure = new ViewRenderError(cause, where, pos === null ? source : pos.source);
+          try {
+            input.onError?.({ ...where, error: cause });
+          } catch {
+            // The error hook must not turn a rendering problem into a crash.
+          }
         }
         let html = S.s + '⚠️';
-        if (input.dev) html += `<!-- ${commentText(`${where.file}:${where.line}:${where.column}: ${errorMessage(error)}`)} -->`;
-        const outcome: RenderOutput = { html, empty: false, failed: true };
+        if (input.dev) html += `<!-- ${commentText(failure.message)} -->`;
+        const outcome: RenderOutput = { html, empty: false, failed: failure };
         if (seconds !== undefined) outcome.cacheSeconds = seconds;
-        if (S.m !== undefined) outcome.captured = S.m;
         return outcome;
       };
       const finish = (): RenderOutput => {
         const outcome: RenderOutput = { html: S.s, empty: false };
         if (seconds !== undefined) outcome.cacheSeconds = seconds;
-        if (S.m !== undefined) outcome.captured = S.m;
         return outcome;
       };
       const then = (r: unknown, next: (v: unknown) => RenderOutput | Promise<RenderOutput>): RenderOutput | Promise<RenderOutput> =>

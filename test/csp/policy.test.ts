@@ -1,4 +1,4 @@
-/** The policy of each page: sources, hashes of inline blocks (static and rendered), declarations, settings. */
+/** The policy of each page: sources, hashes of inline blocks (as written, and as indented), declarations, settings. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, type Served } from '../helpers.js';
@@ -25,16 +25,16 @@ describe('page policies', () => {
       '/app.js': 'void 0;\n',
       '/static.html': `${M}<style>p { color: red; }</style>\n<script>\n  document.title = 'a';\n</script>\n<p>x</p>\n`,
       '/📤/Q.js': "import {name} from '&'\nconst Name = name ?? 'nobody'\nconst Evil = '<script>alert(1)</script>'\nexport {Name, Evil}",
-      '/dynamic.html': `${M}{{% import {Name} from '📤' }}<script>var who = "{{Name}}";</script><style>p::after { content: "{{Name}}"; }</style><script>var fixed = 1;</script>\n`,
+      '/values.html': `${M}{{% import {Name} from '📤' }}<script type="application/json" id="d">{"who": "{{Name}}"}</script><script data-who="{{Name}}">var fixed = 1;</script><style>p::after { content: attr(data-who); }</style>\n`,
       '/crlf.html': `${M}<script>\r\nvar a = 1;\r\nvar b = 2;\r\n</script>\r\n`,
       '/data.html': `${M}{{% import {Evil, Card} from '📤' }}<p>{{Evil}}</p>{{{Card}}}\n`,
       '/📤/Card.html': `${M}<div class="card"><script>window.fromSupplier = 1;</script></div>`,
       '/extra.html': `${M}<script src="/app.js" data-connect-src="https://api.example.com wss://live.example.com" data-frame-src="https://www.youtube-nocookie.com" data-img-src="https://img.example.com" data-font-src="https://fonts.gstatic.com"></script>\n<link rel="stylesheet" href="/site.css" data-style-src="https://fonts.googleapis.com">\n`,
       '/site.css': 'p{}',
       '/declared.html': `${M}<main>\n<link itemprop="content-security-policy" data-connect-self="false" data-form-self="false" data-img-src-data="true">\n<p>declared</p></main>\n`,
-      '/_layout.html': `${M}{{% partial /_tail }}\n<html><body>{{$main}}{{/main}}\n  {{> tail}}\n<script>{{$js}}{{/js}}</script></body></html>\n`,
+      '/_layout.html': `${M}{{% partial /_tail }}\n<html><body>{{$main}}{{/main}}\n  {{> tail}}\n{{$js}}{{/js}}</body></html>\n`,
       '/_tail.html': `${M}<script>\n  var indented = true;\n</script>\n`,
-      '/child.html': `${M}{{% partial /_layout }}{{<layout}}{{$main}}<h1>child</h1>{{/main}}{{$js}}var fromChild = 1;{{/js}}{{/layout}}\n`,
+      '/child.html': `${M}{{% partial /_layout }}{{<layout}}{{$main}}<h1>child</h1>{{/main}}{{$js}}<script>var fromChild = 1;</script>{{/js}}{{/layout}}\n`,
       '/_icons/dot.svg': '<svg xmlns="http://www.w3.org/2000/svg"><style>circle { fill: red; }</style><circle r="1"/></svg>',
       '/icon.html': `${M}{{% svg /_icons/ as i }}<p>{{> i-dot}}</p>\n`,
       '/mixed.html': `${M}<script src="/js/{{x}}.js"></script><img src="https://img.example.com/a.png" alt=""><video src="/v.mp4"></video>\n`,
@@ -62,19 +62,18 @@ describe('page policies', () => {
     assertBlocksAllowed(r.text, r.headers['content-security-policy']);
   });
 
-  test('a block holding a tag is hashed from its rendered text, per response', async () => {
-    const a = await s.get('/dynamic?name=Ada');
-    const b = await s.get('/dynamic?name=Grace%20%22H%22');
-    assert.match(a.text, /var who = "Ada";/);
-    assert.match(b.text, /var who = "Grace &quot;H&quot;";/);
-    assertBlocksAllowed(a.text, a.headers['content-security-policy']);
-    assertBlocksAllowed(b.text, b.headers['content-security-policy']);
-    const pa = parsePolicy(a.headers['content-security-policy']);
-    const pb = parsePolicy(b.headers['content-security-policy']);
-    assert.notDeepEqual(pa.get('script-src'), pb.get('script-src'));
-    assert.ok(pa.get('script-src')!.includes(browserHash('var fixed = 1;')));
-    assert.equal(pa.get('script-src')!.length, 2);
-    assert.equal(pa.get('style-src')!.length, 1);
+  test('values reach scripts through data blocks and data-* attributes; the policy never depends on them', async () => {
+    const a = await s.get('/values?name=Ada');
+    const b = await s.get('/values?name=Grace%20%22H%22%3C%2Fscript%3E');
+    assert.match(a.text, /\{"who": "Ada"\}/);
+    assert.match(b.text, /\{"who": "Grace \\"H\\"\\u003c\/script\\u003e"\}/);
+    assert.match(b.text, /data-who="Grace &quot;H&quot;&lt;\/script&gt;"/);
+    assert.equal(a.headers['content-security-policy'], b.headers['content-security-policy']);
+    const p = parsePolicy(a.headers['content-security-policy']);
+    // The JSON block does not run, so it has no hash: only the script that runs has one.
+    assert.deepEqual(p.get('script-src'), [browserHash('var fixed = 1;')]);
+    assert.deepEqual(p.get('style-src'), [browserHash('p::after { content: attr(data-who); }')]);
+    assert.deepEqual(JSON.parse(/<script type="application\/json" id="d">(.*?)<\/script>/.exec(b.text)![1]!), { who: 'Grace "H"</script>' });
   });
 
   test('CR LF inside a block is hashed as LF, like the browser', async () => {
@@ -142,16 +141,22 @@ describe('page policies', () => {
 });
 
 describe('files compiled before the page pass', () => {
-  test('a partial shared with an HTML supplier (compiled first) still records its dynamic block in views', async () => {
+  test('a partial shared with an HTML supplier (compiled first) escapes its JSON data block in both', async () => {
     const s = await serve({
-      '/_shared/year.html': `${M}<script>var year = {{%year}};</script>`,
-      '/📤/Box.html': `${M}{{% partial /_shared/year }}<div>{{> year}}</div>`,
-      '/index.html': `${M}{{% import {Box} from '📤' }}{{% partial /_shared/year }}{{> year}}{{{Box}}}\n`,
+      '/_shared/data.html': `${M}<script type="application/json">{"year": {{%year}}, "q": "{{q}}", "v": {{q}}}</script>`,
+      '/📤/Q.js': "import {q} from '&'\nconst Q = q\nexport {Q}",
+      '/📤/Box.html': `${M}{{% partial /_shared/data }}{{% import {Q} from '📤' }}{{#Q as q}}<div>{{> data}}</div>{{/Q}}`,
+      '/index.html': `${M}{{% import {Box, Q} from '📤' }}{{% partial /_shared/data }}{{#Q as q}}{{> data}}{{/Q}}{{{Box}}}\n`,
     });
     try {
-      const r = await s.get('/');
-      assert.match(r.text, /<script>var year = \d{4};<\/script><div><script>var year = \d{4};<\/script><\/div>/);
-      assertBlocksAllowed(r.text, r.headers['content-security-policy']);
+      const r = await s.get('/?q=%3C%2Fscript%3E%22');
+      const blocks = [...r.text.matchAll(/<script type="application\/json">(.*?)<\/script>/g)].map((m) => m[1]!);
+      assert.equal(blocks.length, 2);
+      for (const b of blocks) {
+        assert.match(b, /^\{"year": \d{4}, "q": "\\u003c\/script\\u003e\\"", "v": "\\u003c\/script\\u003e\\""\}$/);
+        assert.deepEqual(Object.keys(JSON.parse(b)), ['year', 'q', 'v']);
+      }
+      assert.doesNotMatch(r.headers['content-security-policy'] as string, /sha256/);
     } finally {
       await s.close();
     }
@@ -162,7 +167,7 @@ describe('settings from /🎛.yaml', () => {
   test('csp: hash, report-only and report-uri', async () => {
     const s = await serve({
       '/🎛.yaml': 'name: t\ncsp:\n  hash: sha384\n  report-only: true\n  report-uri: /csp-report\n',
-      '/index.html': `${M}<script>var a = "{{x}}";</script><style>p{}</style>\n`,
+      '/index.html': `${M}<script data-x="{{x}}">var a = 1;</script><style>p{}</style>\n`,
     });
     try {
       const r = await s.get('/');
@@ -179,13 +184,13 @@ describe('settings from /🎛.yaml', () => {
   });
 
   test('csp: false (measurements only) sends the same pages without a policy', async () => {
-    const files = { '/_x.js': 'var x = 1;', '/index.html': `${M}<script src="/_x.js"></script><script>var a = "{{x}}";</script>\n`, '/plain.html': '<p>p</p>' };
+    const files = { '/_x.js': 'var x = 1;', '/index.html': `${M}<script src="/_x.js"></script><script type="application/json">"{{x}}"</script>\n`, '/plain.html': '<p>p</p>' };
     const off = await serve(files, { csp: false });
     const on = await serve(files);
     try {
       const [a, b] = [await off.get('/'), await on.get('/')];
       assert.equal(a.text, b.text);
-      assert.equal(a.text, '<script>var x = 1;</script><script>var a = "";</script>\n');
+      assert.equal(a.text, '<script>var x = 1;</script><script type="application/json">""</script>\n');
       assert.equal(a.headers['content-security-policy'], undefined);
       assert.equal((await off.get('/plain')).headers['content-security-policy'], undefined);
       assert.ok(b.headers['content-security-policy']);
@@ -242,17 +247,17 @@ describe('declared sources', () => {
     assert.deepEqual(lines.map((l) => l.replace(/: [^[]*\[/, ' [')), ['index.html:2:9 [LW_CSP_NO_INTEGRITY]', 'index.html:4:24 [LW_CSP_NO_INTEGRITY]']);
   });
 
-  test('inline blocks must open and close in one section, be closed, and hold no unescaped output', () => {
+  test('inline blocks must open and close in one section and be closed; a data block holds no unescaped output', () => {
     const lines = diagnosticsOf(
       {
         '/a.html': `${M}{{#x}}<script>{{/x}}var a;</script>\n`,
         '/b.html': `${M}<p>\n<style>p{}\n`,
-        '/c.html': `${M}{{% import {Card} from '📤' }}<script>var h = "{{{Card}}}";</script>\n`,
+        '/c.html': `${M}{{% import {Card} from '📤' }}<script type="application/json">"{{{Card}}}"</script>\n`,
         '/📤/Card.html': `${M}<b>x</b>`,
       },
       'LW_CSP',
     );
-    assert.deepEqual(lines.map((l) => l.replace(/: [^[]*\[/, ' [')), ['a.html:2:7 [LW_CSP_INLINE_SPLIT]', 'b.html:3:1 [LW_CSP_INLINE_UNCLOSED]', 'c.html:2:47 [LW_CSP_RAW_IN_INLINE]']);
+    assert.deepEqual(lines.map((l) => l.replace(/: [^[]*\[/, ' [')), ['a.html:2:7 [LW_CSP_INLINE_SPLIT]', 'b.html:3:1 [LW_CSP_INLINE_UNCLOSED]', 'c.html:2:63 [LW_CSP_RAW_IN_INLINE]']);
   });
 
   test('an inlined SVG with style= or a handler is warned about (browsers will block those parts)', () => {

@@ -81,12 +81,10 @@ describe('views', () => {
     assert.equal((await s.get('/pin/page')).text, '<p>pinned value</p>\n');
   });
 
-  test('a run-time error stops rendering at ⚠️ and is logged with file and line; no details in production', async () => {
+  test('a run-time error answers 500 (never the page cut off) and is logged with file and line; no details in production', async () => {
     const r = await s.get('/broken');
-    assert.equal(r.status, 200);
-    assert.match(r.text, /^<p>before<\/p>⚠️/);
-    assert.doesNotMatch(r.text, /after/);
-    assert.doesNotMatch(r.text, /<!--/);
+    assert.equal(r.status, 500);
+    assert.doesNotMatch(r.text, /before|after|⚠️|<pre>/);
     const entry = logged.find((l) => l.file === '/broken.html');
     assert.ok(entry, JSON.stringify(logged));
     assert.equal(entry.line, 3);
@@ -99,11 +97,12 @@ describe('views', () => {
   });
 });
 
-test('in development mode a render error carries its details in an HTML comment', async () => {
+test('in development mode the error page of a render error shows where it failed, escaped', async () => {
   const s = await serve({ '/x.html': `${M}{{% import {boom} from '📤' }}a{{boom}}z`, '/📤/{}A.js': "const boom = () => { throw 'kaboom --> <script>' }\nexport {boom}" }, { dev: true, log: () => {} });
   const r = await s.get('/x');
-  assert.match(r.text, /^a⚠️<!--.+-->$/s);
-  assert.equal(r.text.indexOf('-->'), r.text.length - 3, 'the details cannot close the comment early');
+  assert.equal(r.status, 500);
+  assert.match(r.text, /<pre>\/x\.html:2:\d+: /);
+  assert.doesNotMatch(r.text, /<script>/);
   await s.close();
 });
 

@@ -2,6 +2,7 @@
 // HTML comment only in development mode, reports file/line/column to onError, and never throws.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { ViewRenderError } from '../../src/template/index.js';
 import { build, MARKER, page } from './helpers.js';
 
 interface Reported {
@@ -11,7 +12,7 @@ interface Reported {
   error: unknown;
 }
 
-async function run(files: Record<string, string>, values: Record<string, unknown>, dev: boolean): Promise<{ html: string; failed?: true; reported: Reported[] }> {
+async function run(files: Record<string, string>, values: Record<string, unknown>, dev: boolean): Promise<{ html: string; failed?: ViewRenderError; reported: Reported[] }> {
   const { view, messages } = build(files);
   assert.ok(view, messages.join('\n'));
   const reported: Reported[] = [];
@@ -29,7 +30,9 @@ describe('run-time errors', () => {
   it('stops at the failing value and prints ⚠️ (production: no details)', async () => {
     const r = await run(files, { a: { broken: boom } }, false);
     assert.equal(r.html, '<p>before</p>\n<p>⚠️');
-    assert.equal(r.failed, true);
+    assert.ok(r.failed instanceof ViewRenderError);
+    assert.deepEqual([r.failed.file, r.failed.line, r.failed.column, (r.failed.cause as Error).message], ['/page.html', 3, 4, 'kaboom']);
+    assert.equal(r.failed.message, '/page.html:3:4: Error: kaboom');
   });
 
   it('adds the details in an HTML comment in development mode', async () => {
@@ -109,6 +112,8 @@ describe('run-time errors', () => {
         throw new Error('no such supplier');
       },
     });
-    assert.deepEqual(out, { html: 'ok ⚠️', empty: false, failed: true });
+    assert.equal(out instanceof Promise, false);
+    const { html, empty, failed } = out as Awaited<typeof out>;
+    assert.deepEqual([html, empty, failed?.message], ['ok ⚠️', false, '/page.html:2:30: Error: no such supplier']);
   });
 });
