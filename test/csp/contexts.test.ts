@@ -260,3 +260,39 @@ describe('a policy made once, at load', () => {
     assert.equal(policy.get('style-src')!.length, styles.length + 1);
   });
 });
+
+describe('indented blocks', () => {
+  it('hashes a block reached through a dynamic partial at its indentation', async () => {
+    const s = await serve({
+      '/📤/V.js': "import {v} from '&'\nconst V = v ?? 'a'\nexport {V}",
+      '/_p/a.html': `${M}<script>\n  var a = 1;\n</script>\n`,
+      '/_p/b.html': `${M}<style>\n  p { color: red; }\n</style>\n`,
+      '/index.html': `${M}{{% partial /_p/ }}{{% import {V} from '📤' }}<div>\n   {{>*V}}\n</div>\n`,
+    });
+    try {
+      for (const v of ['a', 'b']) {
+        const r = await s.get('/?v=' + v);
+        const policy = parsePolicy(r.headers['content-security-policy']);
+        const { scripts, styles } = inlineBlocks(r.text);
+        assert.equal(scripts.length + styles.length, 1);
+        for (const t of scripts) assert.ok(policy.get('script-src')!.includes(browserHash(t)), t);
+        for (const t of styles) assert.ok(policy.get('style-src')!.includes(browserHash(t)), t);
+        assert.match(r.text, /\n     (var a|p \{)/);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses a block that one page would render at too many indentations (a partial including itself)', () => {
+    const lines = diagnosticsOf(
+      {
+        '/_p/tree.html': `${M}{{% partial /_p/ }}<li>\n  <script>\n    x();\n  </script>\n  {{#children}}\n  {{> tree}}\n  {{/children}}\n</li>\n`,
+        '/index.html': `${M}{{% partial /_p/ }}<ul>\n  {{> tree}}\n</ul>\n`,
+      },
+      'LW_CSP',
+    );
+    assert.deepEqual(codes(lines), ['_p/tree.html:3:3 [LW_CSP_INDENT_VARIANTS]']);
+    assert.match(lines[0]!, /more than 64 different indentations/);
+  });
+});
