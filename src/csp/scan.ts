@@ -23,7 +23,7 @@
  * indentation that page can give it (PolicyCompiler.viewPolicy).
  *
  * Rewrites edit the text nodes in place (before code generation). When a file has edits, it is
- * scanned a second time, silently, so that hashes and capture points describe the edited text.
+ * scanned a second time, silently, so that hashes and the JSON escaping marks describe the edited text.
  */
 import type { Code } from '../diag/index.js';
 import { HOLE, tokenizeHtml, type Attribute, type StartTag } from './html.js';

@@ -23,5 +23,5 @@ export const TEMPLATE_CODES = {
   LW_VIEW_IGNORED_IN_PARENT: 'Tags inside a parent tag but outside its blocks are ignored (warning).',
   LW_VIEW_RAW_NOT_WEB_SAFE: 'Triple braces, {{& }} or show are used on a value that is known not to be web-safe; it is escaped (warning).',
   LW_VIEW_NESTING_DEPTH: 'Sections, parents and blocks nest deeper than 500 levels in one file.',
-  LW_VIEW_RENDER: 'A view failed while rendering; the page shows ⚠️ where it stopped.',
+  LW_VIEW_RENDER: 'A view failed while rendering: 500 (503 for a script limit), never the page cut off.',
 } as const;
