@@ -327,7 +327,7 @@ function controlOf(target: string): string {
   return '/' + segments.map(encodeURIComponent).join('/') + (slash ? '/' : '');
 }
 
-const IGNORED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+const IGNORED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'x-request-id']);
 function comparableHeaders(res: Response): Record<string, unknown> {
   return Object.fromEntries(Object.entries(res.headers).filter(([k]) => !IGNORED_HEADERS.has(k)).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
