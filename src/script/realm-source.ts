@@ -403,12 +403,15 @@ const arrayMethods = {
   toSpliced(...args) { if (this.length + args.length > lim().ma) limitArray(); return made(apply(A.toSpliced, this, args)); },
   flat(depth) {
     const d = depth === undefined ? 1 : ONumber(depth); const out = []; const l = lim(); let count = 0;
+    let level = 0;
     const rec = (a, d) => {
+      if (++level > l.md) limitDepth();
       for (let i = 0; i < a.length; i++) {
         if (++count > l.ma) limitArray();
         const e = a[i];
         if (d >= 1 && isArray(e)) rec(e, d - 1); else push(out, e);
       }
+      level--;
     };
     rec(this, d);
     return made(out);
@@ -456,6 +459,7 @@ const sortWaiting = function* (a, cmp) {
 };
 const joinArray = (a, sep, st, stack) => {
   if (apply(A.includes, stack, [a])) return '';
+  if (stack.length >= lim().md) limitDepth();
   push(stack, a);
   const l = lim(), n = a.length, parts = [];
   for (let i = 0; i < n; i++) {
@@ -627,11 +631,12 @@ const encodedLength = (str, keep) => {
 };
 const unreserved = (c) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 46 || c === 33 || c === 126 || c === 42 || c === 39 || c === 40 || c === 41;
 const uriKept = (c) => unreserved(c) || c === 59 || c === 47 || c === 63 || c === 58 || c === 64 || c === 38 || c === 61 || c === 43 || c === 36 || c === 44 || c === 35;
-const encoder = (f, keep) => (v) => {
+const named2 = (name, f) => { defProp(f, 'name', { value: name }); return f; };
+const encoder = (f, keep) => named2(f.name, (v) => {
   const str = OString(v);
   if (str.length * 3 > lim().ms && encodedLength(str, keep) > lim().ms) limitString();
   return madeS(f(str));
-};
+});
 const encodeURIComponentG = encoder(encodeURIComponent, unreserved);
 const encodeURIG = encoder(encodeURI, uriKept);
 
@@ -932,14 +937,18 @@ const ObjectGlobal = methods(named((v) => {
 
 // Bridges to host functions (membrane, realm.ts). invoke(thisArg, args, isNew) is the host side.
 // While a synchronous variant runs, a bridge restarts it instead (see the SY comment): no host call from there.
+defProp(LDate, 'name', { value: 'Date' });
 // Host calls are counted like function entries (a host function passed as a sort comparator is
 // called many times without entering script code).
-const bridge = (invoke) => function (...args) {
+const bridge = (invoke, name) => named2(typeof name === 'string' ? name : '', function (...args) {
   if (SY.on) bail();
   const b = S.cur;
   if (b !== null && --b.n < 0) { b.n = TICKS; b.check(); }
-  return invoke(this, args, new.target !== undefined);
-};
+  const r = invoke(this, args, new.target !== undefined);
+  // A long host call is noticed as soon as it returns (reading the clock costs less than a call).
+  if (b !== null && b.on) b.check();
+  return r;
+});
 
 // 5. Patch and freeze ---------------------------------------------------------------------------------
 // Function source text is the script's own text for its arrows (generate.ts marks each with the id

@@ -62,7 +62,7 @@ export interface RealmKit {
   isPromise(v: unknown): boolean;
   fromHost(subscribe: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => void): object;
   subscribe(p: unknown, onValue: (v: unknown) => void, onError: (e: unknown) => void): void;
-  bridge(invoke: (self: unknown, args: unknown[], isNew: boolean) => unknown): RealmFunction;
+  bridge(invoke: (self: unknown, args: unknown[], isNew: boolean) => unknown, name?: string): RealmFunction;
   freeze<T>(o: T): T;
 }
 
@@ -361,7 +361,7 @@ function bridgeFunction(fn: (...a: unknown[]) => unknown, self?: object): RealmV
     } catch (e) {
       throw errorToRealm(e);
     }
-  });
+  }, fn.name);
   if (self === undefined) {
     for (const k of Object.getOwnPropertyNames(fn)) {
       if (SKIP_STATICS.has(k) || FORBIDDEN_MEMBERS.has(k)) continue;

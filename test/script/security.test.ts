@@ -153,7 +153,7 @@ const RUN: RunCase[] = [
     source: `import {f} from 'm';\n({type: typeof f, source: f.toString(), bound: typeof f.bind(null)})`,
     imports: { f: function hostFn() { return 1; } },
     expect: 'value',
-    check: (o) => assert.deepEqual((o as { value: unknown }).value, { type: 'function', source: 'function () { [native code] }', bound: 'function' }),
+    check: (o) => assert.deepEqual((o as { value: unknown }).value, { type: 'function', source: 'function hostFn() { [native code] }', bound: 'function' }),
   },
   { name: 'a bridge hides the host Function constructor', source: `import {f} from 'm'\nf['constr' + 'uctor']`, imports: { f: () => 1 }, expect: 'error', code: 'LW_SCRIPT_FORBIDDEN_ACCESS' },
   {
