@@ -190,6 +190,7 @@ function compileScriptEndpoint(
         importValue: (m, n) => scope.value(consumer, m, n),
         request: scope.scriptRequest(),
         share: true, // plain JSON answers are serialised without a copy (RunContext.share)
+        budget: scope.budget(),
       });
       // A run that waited for nothing gives its outcome, and this its Reply, without a Promise.
       return run instanceof Promise ? run.then((outcome) => reply(req, outcome)) : reply(req, run);
@@ -213,7 +214,9 @@ function compileScriptEndpoint(
       case 'error': {
         if (answer.status >= 500) {
           const error = outcome.kind === 'error' || outcome.kind === 'limit' ? outcome.error : undefined;
-          ctx.modules.log(`${file.path}: ${error?.message ?? answer.message}`, { id: req.id, code: answer.code, file: file.path });
+          const message = error?.message ?? answer.message;
+          // Runtime messages name their script already (it may be a supplier rather than this file).
+          ctx.modules.log(message.startsWith('/') ? message : `${file.path}: ${message}`, { id: req.id, code: answer.code, file: file.path });
         }
         return { type: 'error', status: answer.status, code: answer.code, message: answer.message };
       }
