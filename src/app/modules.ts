@@ -251,6 +251,7 @@ export class RequestScope {
     return {
       importValue: (m: string, n: string) => openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget()),
       dev: this.#system.dev,
+      meter: (length: number) => this.budget().meterHost(length),
       onError:
         onError ??
         ((info: { file: string; line: number; column: number; error: unknown }) =>

@@ -1041,6 +1041,7 @@ return freeze({
   current: () => S.cur,
   setCurrent: (b) => { S.cur = b; },
   deadInfo: (b) => b.dead === null ? undefined : { code: b.dead.code, message: b.dead.message },
+  usedOf: (b) => b.used + (b.on ? now() - b.t0 : 0),
   limitsOf: (b) => ({ cpuMs: b.cpu, maxStringLength: b.ms, maxArrayLength: b.ma, maxDepth: b.md, memoryMb: b.mb }),
   kill: (b, code, message) => { try { b.fail(code, message); } catch { /* marked dead */ } },
   newObject: () => ({}),

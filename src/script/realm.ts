@@ -45,6 +45,7 @@ export interface RealmKit {
   setCurrent(budget: RealmBudget | null): void;
   deadInfo(budget: RealmBudget): { code: Code; message: string } | undefined;
   limitsOf(budget: RealmBudget): ScriptLimits;
+  usedOf(budget: RealmBudget): number;
   kill(budget: RealmBudget, code: Code, message: string): void;
   newObject(): Record<string, unknown>;
   newArray(): unknown[];
@@ -136,6 +137,44 @@ export class ScriptBudget {
       }
     };
     this.realm = getRealm().kit.newBudget(limits, request.path, origin);
+  }
+
+  /** CPU time of host work charged to the budget (views, see chargeHostCpu). */
+  #hostCpu = 0;
+  /** Process CPU time (ms) when the current stretch of host work was first metered. */
+  #stretch: number | undefined;
+
+  /**
+   * Meters host work done for the request (a view rendering a long section): called every so
+   * often, it charges the process CPU time since the first call of the same synchronous stretch
+   * (a stretch ends when the current microtasks have run) and throws the CPU limit, as a 503
+   * LanewayError, once the request's scripts and host work together pass the budget; and the
+   * memory limit once the output (`outputLength` characters) passes the memory allowance.
+   */
+  meterHost(outputLength = 0): void {
+    const { kit } = getRealm();
+    const dead = kit.deadInfo(this.realm);
+    if (dead) throw new OutputLimitError(dead.code, dead.message, { status: 503 });
+    if (outputLength * 2 > this.limits.memoryMb * 1048576) {
+      const message = `made a page larger than the memory allowance (${this.limits.memoryMb} MiB)`;
+      kit.kill(this.realm, 'LW_SCRIPT_MEMORY_LIMIT', message);
+      throw new OutputLimitError('LW_SCRIPT_MEMORY_LIMIT', `view: ${message}`, { status: 503 });
+    }
+    const u = process.cpuUsage();
+    const now = (u.user + u.system) / 1000;
+    if (this.#stretch === undefined) {
+      queueMicrotask(() => {
+        this.#stretch = undefined;
+      });
+    } else {
+      this.#hostCpu += now - this.#stretch;
+      if (this.#hostCpu + kit.usedOf(this.realm) > this.limits.cpuMs) {
+        const message = `used more than ${this.limits.cpuMs} ms of CPU`;
+        kit.kill(this.realm, 'LW_SCRIPT_CPU_LIMIT', message);
+        throw new OutputLimitError('LW_SCRIPT_CPU_LIMIT', `view: ${message}`, { status: 503 });
+      }
+    }
+    this.#stretch = now;
   }
 
   /** The limit that ended the request, if one did. */

@@ -70,6 +70,9 @@ export function isStackOverflow(e: unknown): boolean {
 }
 
 /** Per-render state. One instance per `render` call; never shared. */
+/** Section items rendered between two calls of RenderState.meter. */
+const METER_EVERY = 256;
+
 export class RenderState {
   /** The output so far. */
   s = '';
@@ -84,6 +87,9 @@ export class RenderState {
   active: Body[] = [];
   its: Iteration[] = [];
   depth = 0;
+  /** Views: called every METER_EVERY section items (the request's CPU budget); may throw. */
+  meter: ((outputLength: number) => void) | null = null;
+  k = METER_EVERY;
   /** Views: memoised imported values, by module + NUL + name. */
   imp = new Map<string, unknown>();
   /** Views: page variables (`const`, `default`). */
@@ -588,6 +594,10 @@ function loopFrom(
 }
 
 function renderItem(S: RenderState, item: unknown, i: number, body: Body, ind: string, frame: AliasFrame | null, it: Iteration, top: number): void | Promise<void> {
+  if (S.meter !== null && --S.k < 0) {
+    S.k = METER_EVERY;
+    S.meter(S.s.length);
+  }
   it.i = i;
   let c = item;
   if (frame !== null) {

@@ -90,6 +90,11 @@ export interface RenderInput {
   dev: boolean;
   /** Called with the position of a run-time error (the page shows ⚠️ there). */
   onError?(info: { file: string; line: number; column: number; error: unknown }): void;
+  /**
+   * Called every few hundred section items with the length of the output so far, so that the caller can charge the time the view takes
+   * to the request's budget; throwing (a limit) stops the render like any run-time error.
+   */
+  meter?(outputLength: number): void;
 }
 
 export interface RenderOutput {
@@ -678,6 +683,7 @@ export function compileView(file: string, source: string, options: ViewCompileOp
     render(input: RenderInput, thisValue?: unknown): RenderOutput | Promise<RenderOutput> {
       const S = new RenderState(thisValue === undefined ? [] : [thisValue]);
       S.importValue = input.importValue;
+      if (input.meter) S.meter = input.meter;
       S.globals = input.globals ?? null;
       S.year = (input.now ?? new Date()).getUTCFullYear();
       const c = thisValue;

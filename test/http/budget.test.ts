@@ -455,3 +455,44 @@ describe('what a script sees of the host, and error positions', () => {
     }
   });
 });
+
+// ---- Views draw from the same budget -----------------------------------------------------------
+
+describe('a view that renders for too long or too much ends with 503', () => {
+  let s: Served;
+  let big: Served;
+  before(async () => {
+    const items = `${Array.from({ length: 1000 }, (_, i) => `- ${i}`).join('\n')}\n`;
+    s = await serve({
+      '/_items.yaml': items,
+      // 10^9 items: the CPU budget ends it, long before it would be done.
+      '/loops.html': `${M}{{% yaml /_items.yaml as Items }}\n<p>{{#Items}}{{#Items}}{{#Items}}x{{/Items}}{{/Items}}{{/Items}}</p>\n`,
+      '/ok.html': `${M}<p>{{#Items}}{{.}}{{/Items}}</p>\n{{% yaml /_items.yaml as Items }}\n`,
+    }, { log: () => {} });
+    big = await serve({
+      '/🎛.yaml': 'limits:\n  cpu-ms: 60000\n  memory-mb: 1\n',
+      '/_items.yaml': items,
+      // 10^6 items of 10 characters: 20 MB of page, past a 1 MiB allowance.
+      '/big.html': `${M}{{% yaml /_items.yaml as Items }}\n{{#Items}}{{#Items}}0123456789{{/Items}}{{/Items}}\n`,
+    }, { log: () => {} });
+  });
+  after(async () => {
+    await s.close();
+    await big.close();
+  });
+
+  test('nested sections past the CPU budget: 503, quickly, and the server goes on', async () => {
+    const r = await timed(() => s.get('/loops'));
+    assert.equal(r.status, 503);
+    assert.ok(r.ms < WELL_UNDER_MS, `answered after ${r.ms.toFixed(0)} ms`);
+    assert.ok(r.headers['x-request-id']);
+    const ok = await s.get('/ok');
+    assert.equal(ok.status, 200);
+    assert.match(ok.text, /<p>0123/);
+  });
+
+  test('a page larger than the memory allowance: 503', async () => {
+    const r = await big.get('/big');
+    assert.equal(r.status, 503);
+  });
+});
