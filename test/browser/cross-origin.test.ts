@@ -9,16 +9,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveSpied, type SpiedServer } from '../http/spied-server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (CI installs it with apt-get install -y chromium)`;
-
-type Browser = import('playwright-core').Browser;
-type Page = import('playwright-core').Page;
+import { launch, skip, type Browser, type Page } from './chromium.js';
 
 // The browser globals the functions given to page.evaluate use (no DOM library in this project).
 declare const window: { outcome?: string };
@@ -62,12 +56,7 @@ describe('cross-site requests in Chromium', { skip }, () => {
     attackerPort = (attacker.address() as AddressInfo).port;
     app = await serveSpied(APP);
     trustingApp = await serveSpied({ ...APP, '/🎛.yaml': `trusted-origins: [http://127.0.0.1:${attackerPort}]\n` });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launch();
     page = await (await browser.newContext()).newPage();
   });
   after(async () => {

@@ -7,17 +7,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { launch, skip, violationRecordingPage, type Browser, type Page } from './chromium.js';
 import { serve, type Served } from '../helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const EXAMPLE = fileURLToPath(new URL('../../examples/site', import.meta.url));
 const M = '<!--TEMPLATE mustache-->\n';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (CI installs it with apt-get install -y chromium)`;
 
-type Browser = import('playwright-core').Browser;
-type Page = import('playwright-core').Page;
 
 // The browser globals the functions given to page.evaluate use (this project compiles without
 // the DOM library; these declarations are local to this module).
@@ -60,18 +56,8 @@ describe('policies in Chromium', { skip }, () => {
       '/crlf.html': `${M}<!doctype html>\r\n<style>\r\n  :root { --inline-style: crlf; }\r\n</style>\r\n<script>\r\n  document.documentElement.dataset.ran = 'crlf';\r\n</script>\r\n`,
       '/widget.html': `${M}{{% import {Widget} from '📤' }}<!doctype html>{{{Widget}}}\n`,
     });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    const context = await browser.newContext();
-    await context.addInitScript(() => {
-      window.__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.effectiveDirective} ${e.blockedURI}`));
-    });
-    page = await context.newPage();
+    browser = await launch();
+    page = await violationRecordingPage(browser);
   });
   after(async () => {
     await browser?.close();

@@ -9,17 +9,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { checkApp } from '../../src/app/index.js';
 import { formatDiagnostic } from '../../src/diag/index.js';
+import { launch, skip, violationRecordingPage, type Browser, type Page } from './chromium.js';
 import { serve, writeApp, type Served } from '../helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const M = '<!--TEMPLATE mustache-->\n';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (CI installs it with apt-get install -y chromium)`;
 
-type Browser = import('playwright-core').Browser;
-type Page = import('playwright-core').Page;
 
 // Browser globals used inside page.evaluate (compiled without the DOM library).
 declare const window: { __violations: string[]; x?: unknown };
@@ -71,18 +67,8 @@ describe('escaping in Chromium', { skip }, () => {
 
   before(async () => {
     s = await serve({ '/📤/Q.js': SUPPLIER, '/index.html': SAFE });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    const context = await browser.newContext();
-    await context.addInitScript(() => {
-      window.__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.effectiveDirective} ${e.blockedURI}`));
-    });
-    page = await context.newPage();
+    browser = await launch();
+    page = await violationRecordingPage(browser);
   });
   after(async () => {
     await browser?.close();
