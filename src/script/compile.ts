@@ -6,12 +6,11 @@
 import * as acorn from 'acorn';
 import vm from 'node:vm';
 import { LanewayError } from '../diag/index.js';
-import { generateScript, type GeneratedScript } from './generate.js';
+import { generateScript } from './generate.js';
 import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, plainJson, registerPositions, registerSource, ScriptBudget, SCRIPT_SCHEME, shareValue, toHost, toRealm, type RealmRun } from './realm.js';
 import { DEFAULT_LIMITS, type CompiledScript, type ScriptKind, type RunContext, type RunOutcome, type ScriptCompileOptions, type ScriptLimits } from './types.js';
 import { validateScript } from './validate.js';
 
-type SourcePos = GeneratedScript['sourcePos'];
 
 /** The compiled script: its completion (or exports) in an array, or a realm Promise of it once it waited. */
 type ScriptFunction = (run: RealmRun) => unknown[] | PromiseLike<unknown[]>;
@@ -57,7 +56,7 @@ export function compileScript(file: string, source: string, options: ScriptCompi
     kind: options.kind,
     imports,
     exports,
-    run: (ctx) => runScript(file, options.kind, fn, sourcePos, imports, exports, ctx.budget?.limits ?? (ctx.limits ? { ...baseLimits, ...ctx.limits } : baseLimits), ctx),
+    run: (ctx) => runScript(file, options.kind, fn, imports, exports, ctx.budget?.limits ?? (ctx.limits ? { ...baseLimits, ...ctx.limits } : baseLimits), ctx),
   };
 }
 
@@ -73,7 +72,6 @@ function runScript(
   file: string,
   kind: ScriptKind,
   fn: ScriptFunction,
-  sourcePos: SourcePos,
   imports: Array<{ module: string; name: string }>,
   exports: Array<{ exported: string }>,
   limits: ScriptLimits,
@@ -107,12 +105,12 @@ function runScript(
       }
       return { kind: 'value', value: toHost(result[0], limits, { count: 0, size: 0, stack: [], budget }) };
     } catch (e) {
-      return classify(file, e, limits, sourcePos);
+      return classify(file, e, limits);
     }
   };
   const failed = (e: unknown): RunOutcome => {
     run.finish();
-    return classify(file, e, limits, sourcePos);
+    return classify(file, e, limits);
   };
   const prev = kit.current();
   const started = kit.enter(budget.realm);
@@ -144,7 +142,7 @@ function runScript(
 }
 
 /** Maps whatever ended a run abnormally to its outcome. */
-function classify(file: string, e: unknown, limits: ScriptLimits, sourcePos: SourcePos): RunOutcome {
+function classify(file: string, e: unknown, limits: ScriptLimits): RunOutcome {
   const { kit } = getRealm();
   if (e instanceof OutputLimitError) {
     e.message = `${file}: ${e.message}`;
@@ -168,7 +166,6 @@ function classify(file: string, e: unknown, limits: ScriptLimits, sourcePos: Sou
       return { kind: 'limit', error: named(new LanewayError('LW_SCRIPT_DEPTH_LIMIT', `${file}: nested calls too deep (the call stack ran out)`, { status: 503 }), file) };
     }
     const at = positionOf(info.stack, file);
-    void sourcePos; // the stack names script positions already (realm.ts registerPositions)
     const error = new LanewayError('LW_SCRIPT_RUNTIME', `${file}${at ? `:${at.line}:${at.column}` : ''}: ${info.name}: ${info.message}`, { status: 500 });
     error.file = file;
     if (at) {
