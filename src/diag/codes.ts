@@ -7,7 +7,8 @@ import { APP_CODES } from './codes-app.js';
 import { TEMPLATE_CODES } from './codes-template.js';
 import { SCRIPT_CODES } from './codes-script.js';
 import { CSP_CODES } from './codes-csp.js';
+import { MODEL_CODES } from './codes-models.js';
 
-export const CODES = { ...APP_CODES, ...TEMPLATE_CODES, ...SCRIPT_CODES, ...CSP_CODES } as const;
+export const CODES = { ...APP_CODES, ...TEMPLATE_CODES, ...SCRIPT_CODES, ...CSP_CODES, ...MODEL_CODES } as const;
 
 export type Code = keyof typeof CODES;

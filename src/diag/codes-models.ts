@@ -1,0 +1,21 @@
+/** Codes of model definitions under /📦/ (src/models). */
+export const MODEL_CODES = {
+  LW_MODEL_FILE_NAME: 'A file under /📦/ is not named <prefix><Name>.yaml with a prefix 🌐, 📄, 👤 or 📎.',
+  LW_MODEL_NAME: 'A model name is not PascalCase or is longer than 20 characters.',
+  LW_MODEL_DUPLICATE: 'Two definition files define models of the same name.',
+  LW_MODEL_CONTAINER: 'A container directory under /📦/ has no Universal model of its name, is nested, or holds an embedded type.',
+  LW_MODEL_DEFINITION: 'A definition file or a field is not shaped as a map of fields, or a field has no type.',
+  LW_MODEL_FIELD_NAME: 'A field name is not camelCase, is longer than 20 characters, or has a malformed ?, [] or [N] suffix.',
+  LW_MODEL_FIELD_RESERVED: 'A field takes a name Laneway defines itself (id, created, modified; user and role on profiles).',
+  LW_MODEL_TOO_MANY_FIELDS: 'A model or embedded type defines more than 20 fields.',
+  LW_MODEL_FIELD_TYPE: 'A field type is neither a field type nor the name of a model or embedded type.',
+  LW_MODEL_TYPE_NOT_AVAILABLE: 'A field type this version of Laneway does not store yet (image, static-document types).',
+  LW_MODEL_TYPE_NOT_ALLOWED: 'A field type is not allowed in this kind of model (hierarchy outside Universal, uid outside Universal and Content…).',
+  LW_MODEL_OPTION: 'A field option is unknown, does not apply to the field type or model kind, or has a value of the wrong kind.',
+  LW_MODEL_LIST: 'A list field ([] or [N]) of a type that cannot be a list, or with N outside 1–19.',
+  LW_MODEL_HIERARCHY: 'A hierarchy field is not named hierarchy or order, or a model has two.',
+  LW_MODEL_ORDER: 'An order: true field is of a type that cannot order, or a model has two ordering fields.',
+  LW_MODEL_OPTIONS_VALUES: 'An options field has no values, or a value that is not lowercase ASCII, or a value twice.',
+  LW_MODEL_SETTINGS: 'The 🎛: block of a definition is malformed (prefix: 1–3 lowercase letters, optional trailing _).',
+  LW_MODEL_EMBEDDED_CYCLE: 'Embedded types contain each other in a cycle.',
+} as const;

@@ -1,0 +1,44 @@
+/**
+ * Model definitions (`/📦/`, REFERENCE §6.1–§6.5): read and checked into a ModelSchema at load,
+ * with every problem reported at its YAML line and column; and the per-type value checks that
+ * forms and scripts will run before storing. Storage, the scripting API and queries come with
+ * the rest of issue 9.
+ */
+export { readModelDefinitions, type ReadModelOptions } from './read.js';
+export {
+  labelFromName,
+  FIELDS_MAX,
+  LIST_MAX,
+  NAME_MAX,
+  type FieldDefinition,
+  type FieldType,
+  type ModelDefinition,
+  type ModelKind,
+  type ModelSchema,
+  type OptionValue,
+  type SourcePosition,
+  type ValueType,
+} from './schema.js';
+export {
+  checkFieldValue,
+  checkString,
+  checkBoolean,
+  checkInteger,
+  checkDouble,
+  checkTimestamp,
+  checkDate,
+  checkOption,
+  checkCountry,
+  checkMap,
+  checkGeo,
+  checkUid,
+  checkHierarchy,
+  checkSvgIcon,
+  checkHtmlLength,
+  checkMarkdownLength,
+  type Bounds,
+  type GeoValue,
+  type MapValue,
+  type ValueResult,
+} from './values.js';
+export { COUNTRY_CODES } from './countries.js';
