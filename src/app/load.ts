@@ -32,6 +32,7 @@ import { compileSuppliers } from './compile-suppliers.js';
 import { DEFAULT_LIMITS } from '../script/index.js';
 import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
+import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import type { ModuleSystem } from './modules.js';
 
 export interface AppOptions {
@@ -77,6 +78,8 @@ export interface App {
   routes(): RouteRow[];
   /** What `/🎛.yaml` sets (script limits, trusted origins, policy options). */
   settings: AppSettings;
+  /** The checked model definitions of /📦/ (storage and queries come with the rest of issue 9). */
+  models: ModelSchema;
 }
 
 const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
@@ -167,6 +170,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
 
   // 3b. Settings (/🎛.yaml), the asset catalog, the page pass (policies, rewrites).
   const settings = readSettings(tree, diagnostics);
+  const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
   const catalog = new AssetCatalog({
     files: files.map((f) => ({
       path: f.path,
@@ -275,6 +279,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       diagnostics: diagnostics.sorted(),
       notFoundPage,
       settings,
+      models,
       routes() {
         return entries
           .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))

@@ -318,6 +318,9 @@ function parseField(
   if (!ok) return undefined;
 
   applyOptions(field, options, model, scope);
+  if (field.type === 'options' && field.values === undefined) {
+    scope.error('LW_MODEL_OPTIONS_VALUES', `the options field "${name}" needs its values: write \`${rawKey}: {type: options, values: [first, second]}\``, keyNode);
+  }
   applyDefaults(field);
   checkTypeInModel(field, model, scope, keyNode, typeNode);
   if (field.list !== undefined && !LIST_TYPES.has(field.type)) {

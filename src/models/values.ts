@@ -397,7 +397,7 @@ function checkSingle(field: FieldDefinition, input: unknown, schema: ModelSchema
       const out: Record<string, unknown> = {};
       for (const sub of type.fields) {
         const r = checkInner(sub, (input as Record<string, unknown>)[sub.name], schema);
-        if (!r.ok) return fail(`has a ${sub.label} that ${r.message}`);
+        if (!r.ok) return fail(`is not valid: ${sub.label} ${r.message}`);
         out[sub.name] = r.value;
       }
       const unknown = Object.keys(input).find((k) => !type.fields.some((f) => f.name === k));
