@@ -32,7 +32,7 @@ import type { ScriptKind } from './types.js';
 import type { Analysis, AnyNode, FunctionInfo } from './validate.js';
 import { GRANTED_GLOBALS } from './names.js';
 
-const KIT = ['$lw_A', '$lw_M', '$lw_Y', '$lw_B', '$lw_q', '$lw_bail', '$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply', '$lw_nt'];
+const KIT = ['$lw_A', '$lw_M', '$lw_Y', '$lw_B', '$lw_q', '$lw_bail', '$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply', '$lw_nt', '$lw_os'];
 
 interface FnState {
   info: FunctionInfo;
@@ -183,8 +183,10 @@ class Generator {
           if (i) this.#emit(', ');
           this.#pattern(d.id);
           if (d.init) {
-            this.#emit(' = ');
+            const rest = d.id.type === 'ObjectPattern' && d.id.properties.some((p: AnyNode) => p.type === 'RestElement');
+            this.#emit(rest ? ' = $lw_os(' : ' = ');
             this.#expression(d.init);
+            if (rest) this.#emit(')');
           }
         });
         this.#emit('; ');
@@ -491,8 +493,10 @@ class Generator {
     node.properties.forEach((p: AnyNode, i: number) => {
       if (i) this.#emit(', ');
       if (p.type === 'SpreadElement') {
-        this.#emit('...');
+        // A string spreads one key per character: checked against the array limit ($lw_os).
+        this.#emit('...$lw_os(');
         this.#expression(p.argument);
+        this.#emit(')');
         return;
       }
       if (p.computed) {

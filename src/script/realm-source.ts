@@ -82,7 +82,7 @@ class Budget {
     this.mem = l.memoryMb * 1048576; this.mb = l.memoryMb;
     this.used = 0; this.t0 = 0; this.on = false;
     this.v = false; this.vUsed = 0; this.vC = 0; this.vW = 0;
-    this.dead = null; this.runs = []; this.req = req; this.org = null; this.n = TICKS;
+    this.dead = null; this.runs = []; this.req = req; this.org = null; this.n = TICKS; this.w = WORK;
   }
   // Start the clock (false when it was running already: the caller then leaves it running).
   enter() {
@@ -139,7 +139,10 @@ class Budget {
 }
 // Heavy built-ins: after one that worked on n items, the clock is read (only when n is large, so
 // small calls cost nothing); mem charges what a built-in made to the request's allowance.
-const heavy = (n) => { if (n > 2048) { const b = S.cur; if (b !== null) b.check(); } };
+// Work is counted in items: the clock is read once WORK items have been handled since the last
+// reading, however they were split between calls.
+const WORK = 4096;
+const heavy = (n) => { const b = S.cur; if (b !== null && (b.w -= n) < 0) { b.w = WORK; b.check(); } };
 const mem = (bytes) => { const b = S.cur; if (b !== null) b.alloc(bytes); };
 
 // One run of one script: its call depth and tick counter, its imports, and the request's budget.
@@ -215,6 +218,7 @@ const callable = (f, what) => { if (typeof f !== 'function') throw new OTypeErro
 // one callback at a time (never two pending Promises, so no rejection goes unhandled).
 const loop = (n, step, on, done) => {
   for (let i = 0; i < n; i++) {
+    heavy(16);
     const v = step(i);
     if (isP(v)) return loopAsync(i, v, n, step, on, done);
     if (on(i, v)) return done(true, i);
@@ -273,7 +277,7 @@ const PURE = Symbol('pure');
 const pure = (f) => f != null && f[PURE] === true;
 // The common callbacks run in a plain loop; only from the first Promise a callback returns does
 // the rest go through loopAsync (with the same step/on/done as loop would use).
-const cb3 = (cb, thisArg, x, i, a) => thisArg === undefined ? cb(x, i, a) : apply(cb, thisArg, [x, i, a]);
+const cb3 = (cb, thisArg, x, i, a) => { heavy(16); return thisArg === undefined ? cb(x, i, a) : apply(cb, thisArg, [x, i, a]); };
 const arrayMethods = {
   forEach(cb, thisArg) {
     const a = this, n = a.length; callable(cb, 'forEach callback');
@@ -462,6 +466,7 @@ const joinArray = (a, sep, st, stack) => {
   if (stack.length >= lim().md) limitDepth();
   push(stack, a);
   const l = lim(), n = a.length, parts = [];
+  heavy(n + 1);
   for (let i = 0; i < n; i++) {
     if (++st.count > l.ma) limitArray();
     const e = a[i];
@@ -573,6 +578,12 @@ const making = (name, grow) => {
     return madeS(apply(f, str, arguments));
   } }[name];
 };
+const MARK_RUN = 256;
+const LONG_MARK_RUN = /\p{M}{257}/u;
+const normalizeMade = making('normalize', 18);
+// The HTML methods of old browsers (s.bold(), s.link(url), …): not escaped, so never what a script
+// means; views make HTML.
+const legacy = (name) => function () { throw new OTypeError(name + ' is not available: build HTML in a view'); };
 const stringMethods = {
   repeat(count) {
     const s = OString(this), n = ONumber(count);
@@ -596,7 +607,16 @@ const stringMethods = {
     mem(s.length * 2);
     return made(out);
   },
-  normalize: making('normalize', 18),
+  normalize(form) {
+    // Canonical reordering takes time quadratic in the length of a run of combining marks: no text
+    // has hundreds in a row, so a longer run is refused before the work.
+    const str = OString(this);
+    if (str.length > MARK_RUN && LONG_MARK_RUN.test(str)) throw new ORangeError('normalize: the string has more than ' + MARK_RUN + ' combining marks in a row');
+    return normalizeMade.call(str, form);
+  },
+  anchor: legacy('anchor'), big: legacy('big'), blink: legacy('blink'), bold: legacy('bold'), fixed: legacy('fixed'),
+  fontcolor: legacy('fontcolor'), fontsize: legacy('fontsize'), italics: legacy('italics'), link: legacy('link'),
+  small: legacy('small'), strike: legacy('strike'), sub: legacy('sub'), sup: legacy('sup'),
   toUpperCase: making('toUpperCase', 3),
   toLowerCase: making('toLowerCase', 3),
   toLocaleUpperCase: making('toLocaleUpperCase', 3),
@@ -771,7 +791,17 @@ const jsonValue = (v) => {
 const stringify = (value, replacer, space) => {
   if (typeof replacer === 'function') throw new OTypeError('JSON.stringify: replacer functions are not supported; pass an array of keys or null');
   let allow = null;
-  if (isArray(replacer)) { allow = []; for (let i = 0; i < replacer.length; i++) push(allow, OString(replacer[i])); }
+  if (isArray(replacer)) {
+    // As JavaScript: strings and numbers only, each once, in order.
+    allow = [];
+    for (let i = 0; i < replacer.length; i++) {
+      const k = replacer[i];
+      if (typeof k !== 'string' && typeof k !== 'number') continue;
+      const name = OString(k);
+      if (!apply(A.includes, allow, [name])) push(allow, name);
+      heavy(allow.length);
+    }
+  }
   let gap = '';
   if (typeof space === 'number') gap = apply(S_.repeat, ' ', [OMath.max(0, OMath.min(10, OMath.floor(space)))]);
   else if (typeof space === 'string') gap = apply(S_.slice, space, [0, 10]);
@@ -796,6 +826,7 @@ const stringify = (value, replacer, space) => {
       for (let i = 0; i < v.length; i++) { const s = str(v[i], inner); push(parts, s === undefined ? 'null' : s); }
     } else {
       const ks = allow || keys(v);
+      heavy(ks.length);
       for (let i = 0; i < ks.length; i++) {
         const d = getDesc(v, ks[i]);
         if (!d || !('value' in d) || !d.enumerable) continue;
@@ -839,14 +870,17 @@ const JSONFacade = {
   stringify: stringify,
 };
 
+// A string as an object has one key per character: past the array limit, refused before the work.
+const indexable = (o) => { if (typeof o === 'string' && o.length > lim().ma) limitArray('the keys of a string'); return o; };
+const objectSpread = (o) => indexable(o);
 const assignInto = (t, k, v) => { if (FORBID.has(k)) return; set(t, k, v); };
 const ObjectFacade = {
-  keys: (o) => made(keys(o)),
-  values: (o) => made(OObject.values(o)),
-  entries: (o) => made(OObject.entries(o)),
+  keys: (o) => ca(keys(indexable(o))),
+  values: (o) => ca(OObject.values(indexable(o))),
+  entries: (o) => ca(OObject.entries(indexable(o))),
   assign(t, ...sources) {
     for (let i = 0; i < sources.length; i++) {
-      const s = sources[i];
+      const s = indexable(sources[i]);
       if (s === null || s === undefined) continue;
       const ks = keys(s);
       for (let j = 0; j < ks.length; j++) assignInto(t, ks[j], s[ks[j]]);
@@ -945,8 +979,11 @@ const bridge = (invoke, name) => named2(typeof name === 'string' ? name : '', fu
   const b = S.cur;
   if (b !== null && --b.n < 0) { b.n = TICKS; b.check(); }
   const r = invoke(this, args, new.target !== undefined);
-  // A long host call is noticed as soon as it returns (reading the clock costs less than a call).
+  // A long host call is noticed as soon as it returns (reading the clock costs less than a call),
+  // and what it made counts as if a built-in had made it.
   if (b !== null && b.on) b.check();
+  if (typeof r === 'string') return madeS(r);
+  if (isArray(r)) return ca(r);
   return r;
 });
 
@@ -977,6 +1014,23 @@ OError.prepareStackTrace = (e, frames) => {
 };
 for (const n of keys(arrayMethods)) defProp(AP, n, { value: arrayMethods[n], writable: true, enumerable: false, configurable: true });
 for (const n of keys(stringMethods)) defProp(SP, n, { value: stringMethods[n], writable: true, enumerable: false, configurable: true });
+// Spreading or destructuring a string makes one element per character: past the array limit,
+// refused before the array is made.
+const stringIterator = SP[SymIterator];
+const codePoints = (str, max) => {
+  let n = 0;
+  for (let i = 0; i < str.length && n <= max; i++) {
+    const c = apply(S_.charCodeAt, str, [i]);
+    if (c >= 0xd800 && c <= 0xdbff) i++;
+    n++;
+  }
+  return n;
+};
+defProp(SP, SymIterator, { writable: true, enumerable: false, configurable: true, value: { [SymIterator]() {
+  const str = OString(this), max = lim().ma;
+  if (str.length > max && codePoints(str, max) > max) limitArray('the characters of a string');
+  return apply(stringIterator, str, []);
+} }[SymIterator] });
 // Built-ins a synchronous variant may call: they call no script function (replace/replaceAll bail
 // before calling a replacement function), change no existing object and return no Promise.
 // Conversions they make of objects reach only realm built-ins, Laneway's own types, or bridges,
@@ -1029,7 +1083,7 @@ harden(AsyncFunctionPrototype); harden(getProto(function* () {})); harden(getPro
 harden(getProto([][SymIterator]())); harden(getProto(''[SymIterator]()));
 
 const K = freeze({ $lw_A: topLevel, $lw_M: markWaiting, $lw_Y: SY, $lw_B: BAIL, $lw_q: pure, $lw_bail: bail, $lw_P: OPromise, $lw_key: key, $lw_set: set, $lw_del: del, $lw_pk: pk, $lw_cs: cs, $lw_ca: ca,
-  $lw_S: S, $lw_apply: apply, $lw_nt: noThen });
+  $lw_S: S, $lw_apply: apply, $lw_nt: noThen, $lw_os: objectSpread });
 
 // The host's view. Nothing here is ever handed to a script.
 return freeze({

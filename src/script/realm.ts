@@ -425,7 +425,8 @@ export function errorToRealm(e: unknown): RealmValue {
   if (e !== null && typeof e === 'object') {
     if (hostErrors.has(e) || kit.signalInfo(e) || kit.errorInfo(e)) return e;
     if (e instanceof Error) {
-      const realmError = kit.newError(e.name, e.message);
+      // Laneway's own error class is a host detail: scripts see a plain Error.
+      const realmError = kit.newError(e instanceof LanewayError ? 'Error' : e.name, e.message);
       hostErrors.set(realmError, e);
       return realmError;
     }
@@ -653,9 +654,15 @@ function hostFunction(fn: RealmFunction, budget: ScriptBudget | undefined, file?
     }
     return toHost(result, limits, state());
   };
+  // Host code that prints the function (String(arg)) sees no source of Laneway's.
+  Object.defineProperty(wrapper, 'toString', { value: nativeText });
   if (budget) (budget.wrappers ??= new Map()).set(fn, wrapper);
   wrapped.set(wrapper, fn);
   return wrapper;
+}
+
+function nativeText(): string {
+  return 'function () { [native code] }';
 }
 
 /** What a function supplier threw, as seen by host code that called it. */
