@@ -22,7 +22,29 @@ export type FieldMap = Map<string, string[]>;
 export const MAX_FIELDS = 100_000;
 
 export function camelCase(name: string): string {
-  return name.replace(/-+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
+  // One pass (a regular expression for "dashes, then a letter" backtracks on long runs of dashes):
+  // a run of dashes followed by a letter or digit is dropped and the letter upper-cased; any other
+  // run of dashes stays as it is.
+  if (!name.includes('-')) return name;
+  let out = '';
+  let i = 0;
+  while (i < name.length) {
+    if (name[i] !== '-') {
+      out += name[i++];
+      continue;
+    }
+    let j = i;
+    while (j < name.length && name[j] === '-') j++;
+    const next = name[j];
+    if (next !== undefined && /[a-zA-Z0-9]/.test(next)) {
+      out += next.toUpperCase();
+      i = j + 1;
+    } else {
+      out += name.slice(i, j);
+      i = j;
+    }
+  }
+  return out;
 }
 
 function badRequest(message: string): LanewayError {

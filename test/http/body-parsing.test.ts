@@ -83,6 +83,10 @@ describe('bodies of about 1 MB parse in linear time', () => {
       const body = repeat(75_000, (i) => `name-${i}=v`).join('&') + '&last-one=yes';
       await expectJson('/api/camel', FORM, body, { absentName: null, lastOne: 'yes', has: true });
     });
+    test('one very long dashed name (camelCase in one pass; a regular expression backtracked)', async () => {
+      await expectJson('/api/camel', FORM, '-'.repeat(800_000) + '=1&last-one=yes', { absentName: null, lastOne: 'yes', has: true });
+      await expectJson('/api/camel', JSON_TYPE, JSON.stringify({ ['-'.repeat(800_000)]: 1, 'last-one': 'yes' }), { absentName: null, lastOne: 'yes', has: true });
+    });
     test('one long value: plain, percent-encoded, and + for spaces', async () => {
       await expectJson('/api/one', FORM, 't=' + 'x'.repeat(1_000_000), { length: 1_000_000, head: 'xxxxx' });
       await expectJson('/api/one', FORM, 't=' + '%41'.repeat(330_000), { length: 330_000, head: 'AAAAA' });
