@@ -24,6 +24,11 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 const ID_PREFIX = randomBytes(3).toString('hex');
 let counter = 0;
 
+/** A new request id (also for answers written before a request exists, see server.ts). */
+export function nextRequestId(): string {
+  return `${ID_PREFIX}-${(++counter).toString(36)}`;
+}
+
 export function createHandler(app: App, logger: Logger): RequestHandler {
   const bodyLimit = app.options.bodyLimit;
   const trustedOrigins: ReadonlySet<string> = new Set(app.settings.trustedOrigins);
@@ -92,7 +97,7 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
 
   return function handle(req, res) {
     const start = performance.now();
-    const id = `${ID_PREFIX}-${(++counter).toString(36)}`;
+    const id = nextRequestId();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');

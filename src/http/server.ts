@@ -5,7 +5,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../app/index.js';
-import { createHandler } from './handler.js';
+import { createHandler, nextRequestId } from './handler.js';
 import { createLogger, type Logger, type LogFormat } from './log.js';
 
 export interface ServerOptions {
@@ -58,8 +58,12 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
     const status = timedOut ? '408 Request Timeout' : (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
     // When a response already went out on this socket (a body left unread, then garbage), only close.
     const pending = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (socket.writable && !pending?.headersSent) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    else socket.destroy();
+    if (socket.writable && !pending?.headersSent) {
+      // Like every error answer, it carries a request id, and the access log has a line for it.
+      const id = nextRequestId();
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\nX-Request-Id: ${id}\r\n\r\n`);
+      logger.access({ id, method: '-', path: '-', status: Number(status.slice(0, 3)), ms: 0 });
+    } else socket.destroy();
   });
 
   return {
