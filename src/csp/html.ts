@@ -58,7 +58,8 @@ export interface RawText {
 
 export type HtmlToken = StartTag | EndTag | RawText;
 
-const RAWTEXT = new Set(['style', 'xmp', 'iframe', 'noembed', 'noframes']);
+// noscript: raw text in a browser with scripting on, which is the browser a policy protects.
+const RAWTEXT = new Set(['style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
 const RCDATA = new Set(['textarea', 'title']);
 
 function isSpace(c: number): boolean {

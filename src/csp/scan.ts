@@ -526,19 +526,79 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       }
     };
 
-    /** Reports value tags of a start tag that are not inside a quoted attribute value, or are in srcdoc. */
+    /**
+     * Reports template tags of a start tag that could let data shape the element: value tags not
+     * inside a quoted attribute value (or inside srcdoc); any tag inside the element's name or an
+     * attribute's name; a section whose two tags are not both between attributes or both inside
+     * the same quoted value (rendered zero or several times, it would move which quotes pair up,
+     * and data would land outside its value); a partial or block (its text is not seen here).
+     */
     const valueTagsIn = (tag: StartTag): void => {
       const quoted = tag.attrs.filter((a) => a.value !== null && a.end === a.valueEnd + 1);
+      const nameEnd = tag.start + 1 + tag.name.length;
+      /** Where a tag at i stands: a quoted value (the attribute), between attributes, or a name. */
+      const where = (i: number): Attribute | 'between' | 'name' => {
+        const q = quoted.find((a) => i >= a.valueStart && i < a.valueEnd);
+        if (q !== undefined) return q;
+        if (i < nameEnd) return 'name';
+        return tag.attrs.some((a) => i >= a.nameStart && i < a.end) ? 'name' : 'between';
+      };
+      const sections = new Map<NodeLike, { at: number; w: Attribute | 'between' | 'name' }>();
+      const reported = new Set<NodeLike>();
       for (let i = frag.s.indexOf(HOLE, tag.start); i !== -1 && i < tag.end; i = frag.s.indexOf(HOLE, i + 1)) {
         const n = segmentAt(frag, i)!.node;
         const value = n.type === 'var' || (n.type === 'pragma' && (n.name === 'show' || n.name === 'choose-string'));
-        if (!value) continue;
+        if (!value) {
+          if (n.type === 'pragma') continue;
+          if (n.type !== 'section') {
+            error('LW_CSP_TAG_IN_TAG', `a ${n.type === 'partial' ? 'partial' : 'block or layout'} inside a start tag: its text could add attributes or move quotes; write the attributes in this file`, i);
+            continue;
+          }
+          if (reported.has(n)) continue;
+          const w = where(i);
+          if (tag.name === 'script' || tag.name === 'style') {
+            reported.add(n);
+            error('LW_CSP_TAG_IN_TAG', `a section inside the start tag of <${tag.name}>: whether it runs, and what it is, must not depend on data; write two elements inside the section instead`, i);
+            continue;
+          }
+          const opening = !sections.has(n);
+          // Between attributes, the section holds whole attributes: nothing glued to its tags
+          // (rendered twice or not at all, a glued name would change).
+          const near = (from: number, step: number): string => {
+            let j = from;
+            while (j >= tag.start && j < tag.end && frag.s.charCodeAt(j) === HOLE_CODE) j += step;
+            return frag.s[j] ?? '>';
+          };
+          if (w === 'between' && (opening ? !/[\s"']/.test(near(i - 1, -1)) : !/[\s/>]/.test(near(i + 1, 1)))) {
+            reported.add(n);
+            sections.delete(n);
+            error('LW_CSP_TAG_IN_TAG', 'a section glued to an attribute name in a start tag: rendered zero or several times it would change the name; leave a space between the section\'s tags and the attributes around it', i);
+            continue;
+          }
+          if (w === 'name') {
+            reported.add(n);
+            sections.delete(n);
+            error('LW_CSP_TAG_IN_TAG', 'a section tag inside the name of the element or of an attribute: write whole names, and choose among literal attributes with a section between them ({{#open}}open{{/open}})', i);
+            continue;
+          }
+          const first = sections.get(n);
+          if (first === undefined) sections.set(n, { at: i, w });
+          else {
+            sections.delete(n);
+            if (first.w !== w) error('LW_CSP_TAG_IN_TAG', 'a section that opens and closes in different places of a start tag (inside and outside a quoted value, or in two values): rendered zero or several times it would change which quotes pair up; open and close it inside one value, or around whole attributes', first.at);
+          }
+          continue;
+        }
         const inside = quoted.find((a) => i >= a.valueStart && i < a.valueEnd);
         if (inside === undefined) {
           error('LW_CSP_TAG_IN_TAG', 'a value tag inside a start tag but outside a quoted attribute value: data would name the element or an attribute, or add attributes; write the attribute and quote its value (class="{{kind}}"), or choose among literal attributes with a section ({{#open}}open{{/open}})', i);
         } else if (inside.name === 'srcdoc') {
           error('LW_CSP_TAG_IN_TAG', 'a value tag inside srcdoc: the browser reads that attribute as a whole HTML document, so escaped markup in it becomes markup again; give the frame a src instead', i);
         }
+      }
+      // A section opened in this start tag and closed after it (or the reverse) takes part of the tag with it.
+      for (const { at } of sections.values()) {
+        error('LW_CSP_TAG_IN_TAG', 'a section that opens inside a start tag and closes outside it (or the reverse): rendered zero or several times it would cut the tag; put the section around the whole element, or inside one attribute value', at);
       }
     };
 
@@ -625,7 +685,7 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
             error('LW_CSP_STYLE_ATTRIBUTE', `style="…" attributes are not allowed: the policy has no 'unsafe-inline'; move the rules into a stylesheet or a <style> block and use a class`, a.nameStart);
           } else if (a.name.length > 2 && a.name.startsWith('on') && !a.name.includes(HOLE)) {
             error('LW_CSP_EVENT_HANDLER', `${a.name}="…" event-handler attributes are not allowed: the policy has no 'unsafe-inline'; add a listener from a script (element.addEventListener('${a.name.slice(2)}', …))`, a.nameStart);
-          } else if (a.value !== null && URL_ATTRIBUTES.has(a.name) && isJavascriptUrl(a.value.split(HOLE)[0]!)) {
+          } else if (a.value !== null && URL_ATTRIBUTES.has(a.name) && (isJavascriptUrl(a.value.split(HOLE)[0]!) || isJavascriptUrl(a.value.split(HOLE).join('')))) {
             error('LW_CSP_JAVASCRIPT_URL', `javascript: URLs are not allowed (${a.name}): the policy blocks them; use a button with a listener added from a script`, a.valueStart);
           }
         }
@@ -746,8 +806,9 @@ export function scriptType(tag: StartTag): 'code' | 'json' | 'other' {
   const typeAttr = attr(tag, 'type');
   const language = attr(tag, 'language');
   let type: string;
-  if (typeAttr !== undefined) type = typeAttr.value ?? '';
-  else if (language !== undefined && (language.value ?? '') !== '') type = 'text/' + language.value;
+  // Character references are decoded as the browser decodes them (type="text&#47;javascript" runs).
+  if (typeAttr !== undefined) type = decodeReferences(typeAttr.value ?? '');
+  else if (language !== undefined && (language.value ?? '') !== '') type = 'text/' + decodeReferences(language.value ?? '');
   else return 'code';
   if (type.includes(HOLE)) return 'code';
   type = type.trim().toLowerCase();

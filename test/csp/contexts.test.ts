@@ -296,3 +296,33 @@ describe('indented blocks', () => {
     assert.match(lines[0]!, /more than 64 different indentations/);
   });
 });
+
+describe('sections and partials inside start tags (second hostile pass)', () => {
+  const lines = (body: string): string[] =>
+    codes(diagnosticsOf({ '/index.html': `${M}{{% import {A, B} from '&' }}\n${body}\n`, '/_p/p.html': `${M}x` }, 'LW_CSP'));
+
+  it('refuses every shape that lets the section move quotes, names or the element', () => {
+    const cases: Array<[string, string]> = [
+      ['<a id="l" title="x{{#B}}"{{/B}} class="{{A}}">link</a>', 'index.html:3:19 [LW_CSP_TAG_IN_TAG]'],
+      ['<iframe title="x{{#B}}"{{/B}} class="{{A}}"></iframe>', 'index.html:3:17 [LW_CSP_TAG_IN_TAG]'],
+      ['<a {{#B}}title="x">{{/B}}y</a>', 'index.html:3:4 [LW_CSP_TAG_IN_TAG]'],
+      ['<a on{{#B}}{{/B}}click="x">y</a>', 'index.html:3:6 [LW_CSP_TAG_IN_TAG]'],
+      ['<iframe src{{#B}}{{/B}}doc="{{A}}"></iframe>', 'index.html:3:12 [LW_CSP_TAG_IN_TAG]'],
+      ['<scr{{#B}}{{/B}}ipt>x</script>', 'index.html:3:5 [LW_CSP_TAG_IN_TAG]'],
+      ['<script {{#B}}type="application/json"{{/B}}>{"a": "{{A}}"}</script>', 'index.html:3:9 [LW_CSP_TAG_IN_TAG]'],
+    ];
+    for (const [body, expected] of cases) assert.deepEqual(lines(body), [expected], body);
+    // Two sections glued to each other: rendered together they would make one name ("hiddeny").
+    assert.deepEqual(lines('<p class="x" {{#B}}hidden{{/B}}{{#A}}y{{/A}}>z</p>'), ['index.html:3:14 [LW_CSP_TAG_IN_TAG]', 'index.html:3:32 [LW_CSP_TAG_IN_TAG]']);
+  });
+
+  it('reads script types as the browser does, and javascript: URLs across tags', () => {
+    assert.deepEqual(lines('<script type="text&#47;javascript">var x = {{A}}</script>'), ['index.html:3:44 [LW_CSP_TAG_IN_SCRIPT]']);
+    assert.deepEqual(lines('<a href="{{#B}}javascript:{{/B}}{{A}}">y</a>'), ['index.html:3:10 [LW_CSP_JAVASCRIPT_URL]']);
+    assert.deepEqual(lines('<noscript><!--</noscript><script>{{A}}</script>--></noscript>'), ['index.html:3:34 [LW_CSP_TAG_IN_SCRIPT]']);
+  });
+
+  it('still accepts sections around whole attributes and inside one value', () => {
+    assert.deepEqual(lines('<input {{#B}}checked{{/B}} value="{{A}}"><p class="a {{#B}}b{{/B}}">{{A}}</p><a href="/x"{{#B}} hidden{{/B}}>y</a>'), []);
+  });
+});
