@@ -38,7 +38,8 @@ export interface Served {
   close(): Promise<void>;
 }
 
-export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Response> {
+/** `bodyDelayMs`: the headers go out at once and the body that much later (a slow client). */
+export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer, bodyDelayMs?: number): Promise<Response> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -52,7 +53,11 @@ export function rawRequest(port: number, method: string, path: string, headers: 
     req.on('error', reject);
     // A hung request fails its test instead of hanging the run.
     req.setTimeout(10_000, () => req.destroy(new Error(`no answer within 10 s: ${method} ${path}`)));
-    req.end(body);
+    if (bodyDelayMs === undefined) req.end(body);
+    else {
+      req.flushHeaders();
+      setTimeout(() => req.end(body), bodyDelayMs);
+    }
   });
 }
 

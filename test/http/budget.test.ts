@@ -10,10 +10,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { checkApp } from '../../src/app/index.js';
 import { formatDiagnostic } from '../../src/diag/index.js';
-import { serve, writeApp, type Response, type Served } from '../helpers.js';
+import { rawRequest, serve, writeApp, type Response, type Served } from '../helpers.js';
 
 const M = '<!--TEMPLATE mustache-->\n';
 const FORM = 'application/x-www-form-urlencoded';
@@ -248,31 +247,8 @@ describe('default limits and /🎛.yaml limits:', () => {
 
 /** A request (POST by default) whose body arrives `delayMs` after the headers. */
 function lateBodyRequest(port: number, path: string, body: string, delayMs: number, method = 'POST'): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent: false,
-        headers: { 'content-type': FORM, 'content-length': String(Buffer.byteLength(body)), ...JSON_HEADERS },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const buf = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, text: buf.toString('utf8') });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error(`no answer within 10 s: ${method} ${path}`)));
-    req.flushHeaders();
-    setTimeout(() => req.end(body), delayMs);
-  });
+  const headers = { 'content-type': FORM, 'content-length': String(Buffer.byteLength(body)), ...JSON_HEADERS };
+  return rawRequest(port, method, path, headers, body, delayMs);
 }
 
 describe('hostile scripts: limits are not swallowed, and the server stays up', () => {
