@@ -84,6 +84,12 @@ export interface Realm {
 
 let realm: Realm | undefined;
 
+/** CPU time of the whole process in milliseconds (user + system): the budget's second clock. */
+function processCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 /** The file name of a script's generated code in stack frames. */
 export const SCRIPT_SCHEME = 'laneway-script:';
 /** Source text of every script arrow, by the id generate.ts writes into its code (Function#toString). */
@@ -160,8 +166,7 @@ export class ScriptBudget {
       kit.kill(this.realm, 'LW_SCRIPT_MEMORY_LIMIT', message);
       throw new OutputLimitError('LW_SCRIPT_MEMORY_LIMIT', `view: ${message}`, { status: 503 });
     }
-    const u = process.cpuUsage();
-    const now = (u.user + u.system) / 1000;
+    const now = processCpuMs();
     if (this.#stretch === undefined) {
       queueMicrotask(() => {
         this.#stretch = undefined;
@@ -193,10 +198,7 @@ export function getRealm(): Realm {
   const boot = vm.runInContext(REALM_SOURCE, context, { filename: 'laneway:realm' }) as (host: object) => RealmKit;
   const kit = boot({
     now: () => performance.now(),
-    cpu: () => {
-      const u = process.cpuUsage();
-      return (u.user + u.system) / 1000;
-    },
+    cpu: processCpuMs,
     source: (id: number) => sources[id],
     frame: (file: string, line: number, column: number) => {
       const name = file.slice(SCRIPT_SCHEME.length);
