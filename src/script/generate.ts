@@ -237,10 +237,11 @@ class Generator {
 
   #try(node: AnyNode, top: boolean): void {
     if (top) this.#emit('$lw_cv = undefined; ');
-    // With a finally block, whatever leaves the try and catch blocks goes through chk first (an
-    // inner try), so that a limit the engine raised (the call stack ran out) marks the request
+    // With a finally block, whatever leaves the try and catch blocks goes through chk first (with
+    // a catch block too, through an inner try), so that a limit the engine raised (the call stack ran out) marks the request
     // dead before the finally block runs, and fin() raises it again there.
-    if (node.finalizer) this.#emit('try { ');
+    const nested = node.finalizer && node.handler;
+    if (nested) this.#emit('try { ');
     this.#emit('try { ');
     for (const s of node.block.body) this.#statement(s);
     this.#emit('} ');
@@ -257,8 +258,8 @@ class Generator {
       this.#emit('} ');
     }
     if (node.finalizer) {
-      if (!node.handler) this.#emit('finally { } ');
-      this.#emit('} catch ($lw_f) { $lw_b.chk($lw_f); throw $lw_f; } ');
+      // (Without a catch block, the try block itself gets that catch.)
+      this.#emit(`${nested ? '} ' : ''}catch ($lw_f) { $lw_b.chk($lw_f); throw $lw_f; } `);
       const saved = top ? this.#temp() : '';
       // A pending limit is raised again before the block runs: nothing in it can swallow the limit.
       this.#emit('finally { $lw_b.fin(); ');
