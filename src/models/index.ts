@@ -42,3 +42,5 @@ export {
   type ValueResult,
 } from './values.js';
 export { COUNTRY_CODES } from './countries.js';
+export { parseHierarchy, hierarchyNext, hierarchyPrevious, hierarchyParent, hierarchyHasParent, hierarchyBefore, hierarchyAfterLast, hierarchyCompare, hierarchySortKey } from './hierarchy.js';
+export { sanitizeHtml, checkHtml, renderMarkdown } from './rich.js';

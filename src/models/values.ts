@@ -6,7 +6,10 @@
  * Sanitising html and markdown is not done here (it comes with the rich-text work); these checks
  * only bound their length.
  */
+import { Parser } from 'htmlparser2';
 import { COUNTRY_CODES } from './countries.js';
+import { checkHtml } from './rich.js';
+import { parseHierarchy } from './hierarchy.js';
 import type { FieldDefinition, ModelSchema } from './schema.js';
 
 export type ValueResult<T = unknown> = { ok: true; value: T } | { ok: false; message: string };
@@ -248,52 +251,174 @@ export function checkUid(input: unknown): ValueResult<string> {
   return ok(input);
 }
 
-const HIERARCHY = /^\/(?:\d+(?:\.\d+)?\/)+$/;
-
-/** A hierarchy position: `/0/`, `/3.1/`, `/1/2/`. */
+/** A hierarchy position: `/0/`, `/3.1/`, `/1/2/`, canonical only (see hierarchy.ts). */
 export function checkHierarchy(input: unknown): ValueResult<string> {
-  if (typeof input === 'string' && HIERARCHY.test(input)) return ok(input);
-  return fail('must be a position such as /0/, /3.1/ or /1/2/');
+  if (typeof input !== 'string') return fail('must be a position such as /0/, /3.1/ or /1/2/');
+  const parsed = parseHierarchy(input);
+  return parsed.ok ? ok(input) : fail(parsed.message);
 }
 
 const SVG_ICON_MAX = 2000;
 
+/** Canonical spellings, looked up by lowercase name: a browser's HTML parser fixes the case of SVG names too. */
+const SVG_ELEMENTS = new Map(
+  ['svg', 'g', 'path', 'circle', 'ellipse', 'line', 'polyline', 'polygon', 'rect', 'title', 'desc', 'defs', 'use', 'symbol', 'linearGradient', 'radialGradient', 'stop', 'clipPath', 'mask'].map((n) => [n.toLowerCase(), n]),
+);
+const SVG_FORBIDDEN_ELEMENTS = new Set(['script', 'style', 'foreignobject', 'animate', 'animatemotion', 'animatetransform', 'animatecolor', 'set', 'iframe', 'object', 'embed']);
+const SVG_ATTRIBUTES = new Map(
+  [
+    'id', 'class', 'xmlns', 'xmlns:xlink', 'version', 'viewBox', 'preserveAspectRatio', 'width', 'height',
+    'x', 'y', 'x1', 'y1', 'x2', 'y2', 'cx', 'cy', 'r', 'rx', 'ry', 'fx', 'fy', 'fr', 'd', 'points', 'pathLength',
+    'transform', 'fill', 'fill-opacity', 'fill-rule', 'stroke', 'stroke-width', 'stroke-linecap', 'stroke-linejoin',
+    'stroke-miterlimit', 'stroke-dasharray', 'stroke-dashoffset', 'stroke-opacity', 'opacity', 'clip-path', 'clip-rule',
+    'mask', 'color', 'display', 'visibility', 'vector-effect', 'shape-rendering', 'paint-order', 'gradientUnits',
+    'gradientTransform', 'spreadMethod', 'offset', 'stop-color', 'stop-opacity', 'clipPathUnits', 'maskUnits',
+    'maskContentUnits', 'href', 'xlink:href', 'role', 'aria-hidden', 'aria-label', 'focusable',
+  ].map((n) => [n.toLowerCase(), n]),
+);
+const SVG_FIXED_VALUES: Record<string, string> = { xmlns: 'http://www.w3.org/2000/svg', 'xmlns:xlink': 'http://www.w3.org/1999/xlink' };
+const SVG_ID = /^[A-Za-z_][\w.-]*$/;
+const SVG_LOCAL_URL = /url\(\s*(['"]?)#[A-Za-z_][\w.-]*\1\s*\)/gi;
+/** Numbers, lengths, colours, path data, transforms, keywords: what presentation attributes hold. */
+const SVG_PLAIN_VALUE = /^[\w\s#%.,()+-]*$/;
+
+/** The message for one attribute, or undefined if it may stay. Values are read with entities decoded. */
+function svgAttributeProblem(name: string, value: string): string | undefined {
+  const shown = /^[\w:.-]{1,40}$/.test(name) ? name : 'that attribute';
+  if (/^on/i.test(name)) return 'must not contain event handlers (onclick=…)';
+  if (name.toLowerCase() === 'style') return 'must not contain style attributes; use presentation attributes such as fill="…"';
+  const canonical = SVG_ATTRIBUTES.get(name.toLowerCase());
+  if (canonical === undefined) return `must use only presentation attributes such as fill, stroke and d; ${shown} is not one of them`;
+  if (/(?:javascript|vbscript|data)\s*:|@import/i.test(value)) return 'must not contain javascript:, data: or @import references';
+  if (canonical === 'href' || canonical === 'xlink:href') {
+    return value.startsWith('#') && SVG_ID.test(value.slice(1)) ? undefined : 'must not refer to other files; href may only point inside the icon (#id)';
+  }
+  if (canonical in SVG_FIXED_VALUES) return value === SVG_FIXED_VALUES[canonical] ? undefined : `must declare ${canonical}="${SVG_FIXED_VALUES[canonical]}" or leave it out`;
+  if (canonical === 'aria-label') return /[\u0000-\u001f]/.test(value) ? `has a control character in ${canonical}` : undefined;
+  if (canonical === 'id') return SVG_ID.test(value) ? undefined : 'must use ids made of letters, digits, "_", "-" and "."';
+  const rest = value.replace(SVG_LOCAL_URL, '');
+  if (/url\s*\(/i.test(rest)) return 'must not refer to other files; url() may only point inside the icon (#id)';
+  if (!SVG_PLAIN_VALUE.test(rest) || /expression\s*\(/i.test(rest)) return `has a value for ${canonical} that is not allowed; use numbers, colours, transforms and url(#id)`;
+  return undefined;
+}
+
+interface SvgElement {
+  name: string;
+  attributes: [name: string, value: string][];
+  children: (SvgElement | string)[];
+}
+
+const escapeSvgText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function writeSvg(element: SvgElement): string {
+  let out = `<${element.name}`;
+  for (const [name, value] of element.attributes) out += ` ${name}="${escapeSvgText(value).replace(/"/g, '&quot;')}"`;
+  if (element.children.length === 0) return `${out}/>`;
+  out += '>';
+  for (const child of element.children) out += typeof child === 'string' ? escapeSvgText(child) : writeSvg(child);
+  return `${out}</${element.name}>`;
+}
+
 /**
  * A small, self-contained SVG icon: at most 2000 bytes, one `<svg>` element, square, with no
  * script, no style, no event handler, no external reference. Deliberately conservative: anything
- * unusual is refused rather than cleaned.
+ * unusual is refused rather than cleaned. The markup is read with an XML tokenizer (htmlparser2)
+ * against an allow-list of elements and attributes, and the value stored is written again from
+ * what was read (same names, attributes in order, values double-quoted, empty elements
+ * self-closed), so the browser reads exactly what was checked.
  */
 export function checkSvgIcon(input: unknown): ValueResult<string> {
   if (typeof input !== 'string') return fail('must be SVG markup, <svg …>…</svg>');
   const bytes = Buffer.byteLength(input, 'utf8');
   if (bytes > SVG_ICON_MAX) return fail(`must be at most ${SVG_ICON_MAX} bytes (it has ${bytes})`);
-  const svg = input.trim();
-  if (!/^<svg[\s>]/i.test(svg) || !/<\/svg>$/i.test(svg)) return fail('must be one <svg …>…</svg> element, without an XML declaration or doctype');
-  const lower = svg.toLowerCase();
-  if (/<script|<style|<foreignobject|<!entity|<!doctype|<\?|<iframe|<object|<embed|<animate|<set[\s>/]/.test(lower)) {
-    return fail('must not contain scripts, styles, animations or embedded documents');
-  }
-  if (/\son[a-z]+\s*=/.test(lower)) return fail('must not contain event handlers (onclick=…)');
-  if (/\sstyle\s*=/.test(lower)) return fail('must not contain style attributes; use presentation attributes such as fill="…"');
-  if (/javascript:|data:|@import/.test(lower)) return fail('must not contain javascript:, data: or @import references');
-  for (const m of lower.matchAll(/\s(?:xlink:)?href\s*=\s*(["']?)([^"'\s>]*)/g)) {
-    if (!m[2]!.startsWith('#')) return fail('must not refer to other files; href may only point inside the icon (#id)');
-  }
-  for (const m of lower.matchAll(/url\(\s*(["']?)([^)"']*)/g)) {
-    if (!m[2]!.startsWith('#')) return fail('must not refer to other files; url() may only point inside the icon (#id)');
-  }
-  const open = /^<svg([^>]*)>/i.exec(svg)![1]!;
-  const viewBox = /\sviewbox\s*=\s*["']\s*([-\d.]+)[\s,]+([-\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)\s*["']/i.exec(open);
-  const width = /\swidth\s*=\s*["']?([\d.]+)/i.exec(open)?.[1];
-  const height = /\sheight\s*=\s*["']?([\d.]+)/i.exec(open)?.[1];
-  if (viewBox) {
-    if (Number(viewBox[3]) !== Number(viewBox[4])) return fail(`must be square; its viewBox is ${viewBox[3]} × ${viewBox[4]}`);
+  const source = input.trim();
+  const structure = 'must be one <svg …>…</svg> element, without an XML declaration or doctype';
+  const roots: SvgElement[] = [];
+  const stack: SvgElement[] = [];
+  let attributes: [string, string][] = [];
+  let problem: string | undefined;
+  let ending = false;
+  const refuse = (message: string): void => {
+    problem ??= message;
+  };
+  const parser = new Parser(
+    {
+      onattribute(name, value) {
+        if (attributes.some(([n]) => n.toLowerCase() === name.toLowerCase())) refuse(`must not repeat the attribute ${/^[\w:.-]{1,40}$/.test(name) ? name : ''}`.trimEnd());
+        const p = svgAttributeProblem(name, value);
+        if (p !== undefined) refuse(p);
+        attributes.push([SVG_ATTRIBUTES.get(name.toLowerCase()) ?? name, value]);
+      },
+      onopentagname(tag) {
+        // Before its attributes, so that an element that is not allowed is named first.
+        const lower = tag.toLowerCase();
+        if (SVG_FORBIDDEN_ELEMENTS.has(lower)) refuse('must not contain scripts, styles, animations or embedded documents');
+        else if (!SVG_ELEMENTS.has(lower)) refuse(`must use only the elements ${[...SVG_ELEMENTS.values()].join(', ')}${/^[\w:.-]{1,40}$/.test(tag) ? `; <${tag}> is not one of them` : ''}`);
+      },
+      onopentag(tag) {
+        const lower = tag.toLowerCase();
+        const name = SVG_ELEMENTS.get(lower);
+        const element: SvgElement = { name: name ?? tag, attributes, children: [] };
+        attributes = [];
+        if (stack.length === 0) {
+          if (roots.length > 0 || lower !== 'svg') refuse(structure);
+          roots.push(element);
+        } else {
+          stack[stack.length - 1]!.children.push(element);
+        }
+        stack.push(element);
+      },
+      onclosetag(_tag, isImplied) {
+        // An implied close is a self-closed element, or an element left open (refused).
+        const selfClosed = isImplied && !ending && source.startsWith('/>', parser.endIndex - 1);
+        if (isImplied && !selfClosed) refuse('must be well-formed: close every element it opens, in order');
+        stack.pop();
+      },
+      ontext(text) {
+        const parent = stack[stack.length - 1];
+        if (/^\s*$/.test(text)) {
+          if (parent !== undefined) parent.children.push(text);
+        } else if (parent !== undefined && (parent.name === 'title' || parent.name === 'desc')) {
+          parent.children.push(text);
+        } else {
+          refuse(parent === undefined ? structure : 'may hold text only in <title> and <desc>');
+        }
+      },
+      oncomment() {
+        refuse('must not contain comments or CDATA sections');
+      },
+      oncdatastart() {
+        refuse('must not contain comments or CDATA sections');
+      },
+      onprocessinginstruction() {
+        refuse(structure);
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.write(source);
+  ending = true;
+  parser.end();
+  if (problem !== undefined) return fail(problem);
+  const svg = roots[0];
+  if (svg === undefined) return fail(structure);
+  const attribute = (name: string): string | undefined => svg.attributes.find(([n]) => n === name)?.[1];
+  const viewBox = attribute('viewBox');
+  const width = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:px)?\s*$/.exec(attribute('width') ?? '')?.[1];
+  const height = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:px)?\s*$/.exec(attribute('height') ?? '')?.[1];
+  if (viewBox !== undefined) {
+    const box = viewBox.trim().split(/[\s,]+/).map(Number);
+    if (box.length !== 4 || !box.every(Number.isFinite) || box[2]! <= 0 || box[3]! <= 0) return fail('must have a viewBox of four numbers with a positive size, such as viewBox="0 0 24 24"');
+    if (box[2] !== box[3]) return fail(`must be square; its viewBox is ${box[2]} × ${box[3]}`);
   } else if (width !== undefined && height !== undefined) {
     if (Number(width) !== Number(height)) return fail(`must be square; it is ${width} × ${height}`);
   } else {
     return fail('must say its size: add viewBox="0 0 24 24" (square) to the <svg> element');
   }
-  return ok(svg);
+  const out = writeSvg(svg);
+  const outBytes = Buffer.byteLength(out, 'utf8');
+  if (outBytes > SVG_ICON_MAX) return fail(`must be at most ${SVG_ICON_MAX} bytes (it has ${outBytes} once written out)`);
+  return ok(out);
 }
 
 /** HTML of at most `max` bytes (default 2000). Not sanitised here. */
@@ -384,7 +509,7 @@ function checkSingle(field: FieldDefinition, input: unknown, schema: ModelSchema
     case 'uid':
       return checkUid(input);
     case 'html':
-      return checkHtmlLength(input, bounds);
+      return checkHtml(input, bounds);
     case 'markdown':
       return checkMarkdownLength(input, bounds);
     case 'id':
