@@ -1,0 +1,407 @@
+/**
+ * The PostgreSQL engine: a `pg.Pool` behind the Engine interface of types.ts, for apps that run on
+ * several machines.
+ *
+ * - Reader statements run on any pooled connection, in autocommit. A statement that fails because
+ *   a reused idle connection turned out to be dead (the server restarted, a proxy dropped it) runs
+ *   again on another connection: nothing of it was inside a transaction. A fresh connection that
+ *   fails is the answer.
+ * - A Writer holds one checked-out connection from BEGIN to COMMIT/ROLLBACK; nothing inside it is
+ *   retried (the transaction is gone with the connection).
+ * - Values come back in the shapes SQLite gives (types.ts): integers and aggregates as numbers
+ *   (a bigint beyond 2^53), booleans as 1/0, everything else as the text PostgreSQL sends.
+ * - Every error becomes a StoreError (`toStoreError`); a connection error never reaches the
+ *   process as an unhandled 'error' event, so a server restart costs the requests that were
+ *   running, never the process, and the pool reconnects by itself.
+ */
+import pg from 'pg';
+import type { CustomTypesConfig, PoolClient, QueryArrayResult } from 'pg';
+import { StoreError, type Engine, type Row, type SqlValue, type Writer } from './types.js';
+
+/** Options of `openPostgres`. */
+export interface PostgresOptions {
+  /** Connections in the pool (default 10). */
+  max?: number;
+  /** How long to wait for a connection, new or pooled, before LW_STORE_UNAVAILABLE (default 5000). */
+  connectTimeoutMs?: number;
+}
+
+const DEFAULT_MAX = 10;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/** The server cancels a statement after this long (a lock wait included). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+/** The client gives up a little later, for a server that stopped answering altogether. */
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+
+/**
+ * The advisory lock that serialises schema changes of every Laneway instance on a database: the
+ * ASCII bytes of "Laneway" and a zero byte, read as one signed 64-bit integer (0x4c616e6577617900).
+ */
+const SCHEMA_LOCK_KEY = '5503801601697085696';
+
+// Type OIDs (pg_type.oid) that are parsed; every other type stays the text PostgreSQL sends
+// (dates, timestamps, json, arrays, bytea as '\x…'), so that a Row only ever holds SqlValues.
+const OID_BOOL = 16;
+const OID_INT8 = 20;
+const OID_INT2 = 21;
+const OID_INT4 = 23;
+const OID_OID = 26;
+const OID_FLOAT4 = 700;
+const OID_FLOAT8 = 701;
+const OID_NUMERIC = 1700;
+
+/** An integer beyond ±(2^53 − 1) as a bigint, as SQLite's engine returns it. */
+function parseInteger(text: string): number | bigint {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : BigInt(text);
+}
+
+/** numeric (sum() and avg() of integers) → number; an integral value beyond 2^53 → bigint. */
+function parseNumeric(text: string): number | bigint {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) && /^-?\d+$/.test(text)) return BigInt(text);
+  return n;
+}
+
+const keepText = (text: string): string => text;
+
+function parserFor(oid: number): (text: string) => SqlValue {
+  switch (oid) {
+    case OID_INT2:
+    case OID_INT4:
+    case OID_OID:
+      return (text) => parseInt(text, 10);
+    case OID_INT8:
+      return parseInteger;
+    case OID_FLOAT4:
+    case OID_FLOAT8:
+      return parseFloat;
+    case OID_NUMERIC:
+      return parseNumeric;
+    case OID_BOOL:
+      // SQLite has no boolean: its comparisons answer 1 and 0.
+      return (text) => (text === 't' ? 1 : 0);
+    default:
+      return keepText;
+  }
+}
+
+/** This pool's parsers (pg's global `types` stay untouched for other users of pg). */
+const POSTGRES_TYPES = {
+  getTypeParser: (oid: number) => parserFor(oid),
+} as unknown as CustomTypesConfig;
+
+// Error codes that mean the connection or the server is gone: Node's socket errors, SQLSTATE class
+// 08 (connection exception) and 57P01–57P03 (shutdown, crash, starting up), 53300 (too many
+// connections).
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SERVER_GONE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+// pg and pg-pool report a lost connection with these messages and no code.
+const LOST_CONNECTION = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Client was closed)/;
+
+interface ErrorFields {
+  code: string | undefined;
+  message: string;
+  constraint: string | undefined;
+}
+
+/** The fields that classify an error (Node 20 reports a refused dual-stack connect as an AggregateError with an empty message). */
+function fieldsOf(err: unknown): ErrorFields {
+  if (!(err instanceof Error)) return { code: undefined, message: String(err), constraint: undefined };
+  const e = err as Error & { code?: unknown; constraint?: unknown; errors?: unknown };
+  let code = typeof e.code === 'string' ? e.code : undefined;
+  let message = e.message;
+  if (Array.isArray(e.errors) && e.errors[0] instanceof Error) {
+    const first = fieldsOf(e.errors[0]);
+    code ??= first.code;
+    if (!message) message = first.message;
+  }
+  return { code, message, constraint: typeof e.constraint === 'string' ? e.constraint : undefined };
+}
+
+/** True when the error means the connection (or the whole server) is unusable. */
+function isConnectionError(err: unknown): boolean {
+  const { code, message } = fieldsOf(err);
+  if (code !== undefined && (SOCKET_CODES.has(code) || SERVER_GONE_CODES.has(code) || code.startsWith('08'))) return true;
+  return LOST_CONNECTION.test(message);
+}
+
+/** A short reason for LW_STORE_UNAVAILABLE. */
+function unavailableReason(err: unknown): string {
+  const { code, message } = fieldsOf(err);
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name not found';
+  if (code === '57P01' || code === '57P02') return 'the server shut down the connection';
+  if (code === '57P03') return 'the server is starting up or shutting down';
+  if (code === '53300') return 'the server has no free connection slot';
+  if (message.startsWith('timeout exceeded when trying to connect')) return 'no pooled connection became free in time';
+  if (message.endsWith('due to connection timeout')) return 'the server did not answer the connection in time';
+  if (message === 'Query read timeout') return 'the server did not answer in time';
+  if (/^Connection terminated|ECONNRESET|EPIPE/.test(message) || code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was lost';
+  return code ?? message;
+}
+
+/** Maps any error of pg, pg-pool or the socket to a StoreError (a StoreError passes through). */
+function toStoreError(err: unknown): StoreError {
+  if (err instanceof StoreError) return err;
+  const { code, message, constraint } = fieldsOf(err);
+  if (code === '23505') return new StoreError('LW_STORE_UNIQUE', message, constraint);
+  if (code === '40001' || code === '40P01') return new StoreError('LW_STORE_CONFLICT', `${message} (the transaction failed as a whole and can be run again)`);
+  if (isConnectionError(err)) return new StoreError('LW_STORE_UNAVAILABLE', `PostgreSQL is unavailable: ${unavailableReason(err)}.`);
+  return new StoreError('LW_STORE_QUERY', message);
+}
+
+const URL_SHAPE = 'postgres://user:password@host:port/database';
+
+/** Where a URL points, for messages: host and port, database and user, never the password. */
+interface Target {
+  where: string;
+  database: string;
+  user: string;
+}
+
+/** The Target of `url`, or undefined when it is not a postgres:// URL pg can read. */
+function describeTarget(url: string): Target | undefined {
+  if (!/^postgres(ql)?:\/\//i.test(url)) return undefined;
+  try {
+    const c = new pg.Client(url);
+    const where = c.host.startsWith('/') ? `socket directory ${c.host} (port ${c.port})` : `${c.host}:${c.port}`;
+    return { where, database: c.database ?? '(default)', user: c.user ?? '(default)' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The LW_STORE_UNAVAILABLE of a failed first connection: what failed and what to check. */
+function openError(target: Target, err: unknown): StoreError {
+  const { where, database, user } = target;
+  const { code, message } = fieldsOf(err);
+  let reason: string;
+  let advice: string;
+  if (code === '28P01' || code === '28000') {
+    reason = message;
+    advice = 'Check the user name and password in the database URL, and pg_hba.conf on the server.';
+  } else if (code === '3D000') {
+    reason = message;
+    advice = 'Create the database (CREATE DATABASE) or correct its name in the database URL.';
+  } else if (isConnectionError(err)) {
+    reason = unavailableReason(err);
+    advice =
+      code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'Check the host name in the database URL.'
+        : 'Check that PostgreSQL is running and listens there (listen_addresses, port), that the database URL names the right host and port, and that no firewall is in between.';
+  } else {
+    reason = message;
+    advice = 'Check the database URL and the server log.';
+  }
+  return new StoreError('LW_STORE_UNAVAILABLE', `Cannot connect to PostgreSQL at ${where} (database "${database}", user "${user}"): ${reason}. ${advice}`);
+}
+
+type Values = SqlValue[];
+
+function arrayQuery(sql: string, params: readonly SqlValue[]) {
+  return { text: sql, values: params as Values, rowMode: 'array' as const };
+}
+
+/**
+ * Opens a pool on `url` (postgres://user:password@host:port/database) and checks that one
+ * connection can be made. Rejects with LW_STORE_UNAVAILABLE, naming host and port, when not.
+ */
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Engine> {
+  const target = describeTarget(url);
+  if (!target) {
+    // The URL itself is not echoed: it may hold a password.
+    throw new StoreError('LW_STORE_UNAVAILABLE', `The PostgreSQL database URL is not a valid URL of the form ${URL_SHAPE}.`);
+  }
+  const max = options.max ?? DEFAULT_MAX;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    application_name: 'laneway',
+    keepAlive: true,
+    types: POSTGRES_TYPES,
+  });
+  const engine = new PostgresEngine(pool, max);
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw openError(target, err);
+  }
+  return engine;
+}
+
+class PostgresEngine implements Engine {
+  readonly dialect = 'postgres' as const;
+  readonly reader = { all: (sql: string, params: readonly SqlValue[]) => this.#all(sql, params) };
+  readonly #pool: pg.Pool;
+  readonly #max: number;
+  /** Clients that have answered at least once (a failure on one of them may be a stale connection). */
+  readonly #used = new WeakSet<PoolClient>();
+  /** Clients whose connection reported an error while checked out. */
+  readonly #broken = new WeakSet<PoolClient>();
+  readonly #writers = new Set<PostgresWriter>();
+  #closed = false;
+
+  constructor(pool: pg.Pool, max: number) {
+    this.#pool = pool;
+    this.#max = max;
+    // An idle client whose server went away: pg-pool has already removed it; without a listener
+    // the 'error' event would end the process.
+    pool.on('error', () => {});
+    // A checked-out client can lose its connection between two statements: keep that from being an
+    // unhandled 'error' event too, and remember it so that the client is destroyed, not reused.
+    pool.on('connect', (client: PoolClient) => {
+      client.on('error', () => this.#broken.add(client));
+    });
+  }
+
+  /** Whether `client` must be destroyed rather than returned to the pool. */
+  #isBroken(client: PoolClient, err?: unknown): boolean {
+    return this.#broken.has(client) || (err !== undefined && isConnectionError(err));
+  }
+
+  async #checkout(): Promise<PoolClient> {
+    if (this.#closed) throw new StoreError('LW_STORE_UNAVAILABLE', 'PostgreSQL is unavailable: the store was closed.');
+    try {
+      return await this.#pool.connect();
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+
+  /**
+   * Runs `sql` on a pooled client. When a client that had answered before fails with a connection
+   * error, it is dropped and the statement runs on the next one; the pool holds at most `max`
+   * clients, so this ends, at the latest, on a newly connected client, whose failure is final
+   * (the attempts are capped all the same, for clients other requests return meanwhile).
+   */
+  async #onPooledClient(sql: string, params: readonly SqlValue[]): Promise<{ client: PoolClient; result: QueryArrayResult<Row> }> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.#checkout();
+      try {
+        const result = await client.query<Row>(arrayQuery(sql, params));
+        this.#used.add(client);
+        return { client, result };
+      } catch (err) {
+        const broken = this.#isBroken(client, err);
+        client.release(broken);
+        // A server that stopped answering is not a stale connection: the timeout is the answer.
+        if (broken && this.#used.has(client) && attempt <= this.#max && fieldsOf(err).message !== 'Query read timeout') continue;
+        throw toStoreError(err);
+      }
+    }
+  }
+
+  async #all(sql: string, params: readonly SqlValue[]): Promise<Row[]> {
+    const { client, result } = await this.#onPooledClient(sql, params);
+    client.release();
+    return result.rows;
+  }
+
+  async begin(): Promise<Writer> {
+    const { client } = await this.#onPooledClient('BEGIN', []);
+    const writer = new PostgresWriter(client, (c, err) => this.#isBroken(c, err), () => this.#writers.delete(writer));
+    this.#writers.add(writer);
+    return writer;
+  }
+
+  async withSchemaLock<T>(fn: (w: Writer) => Promise<T>): Promise<T> {
+    const writer = await this.begin();
+    try {
+      await writer.all(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`, []);
+      const result = await fn(writer);
+      await writer.commit();
+      return result;
+    } catch (err) {
+      await writer.rollback();
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#writers].map((w) => w.rollback()));
+    await this.#pool.end();
+  }
+}
+
+const ENDED = 'This transaction has already ended (commit or rollback); start another with begin().';
+
+/** One transaction on one checked-out client, released when it ends. */
+class PostgresWriter implements Writer {
+  #client: PoolClient | undefined;
+  #connectionLost = false;
+  readonly #isBroken: (client: PoolClient, err?: unknown) => boolean;
+  readonly #onEnd: () => void;
+
+  constructor(client: PoolClient, isBroken: (client: PoolClient, err?: unknown) => boolean, onEnd: () => void) {
+    this.#client = client;
+    this.#isBroken = isBroken;
+    this.#onEnd = onEnd;
+  }
+
+  async #query(sql: string, params: readonly SqlValue[]): Promise<QueryArrayResult<Row>> {
+    const client = this.#client;
+    if (!client) throw new StoreError('LW_STORE_QUERY', ENDED);
+    try {
+      return await client.query<Row>(arrayQuery(sql, params));
+    } catch (err) {
+      if (this.#isBroken(client, err)) this.#connectionLost = true;
+      throw toStoreError(err);
+    }
+  }
+
+  async all(sql: string, params: readonly SqlValue[]): Promise<Row[]> {
+    return (await this.#query(sql, params)).rows;
+  }
+
+  async run(sql: string, params: readonly SqlValue[]): Promise<number> {
+    return (await this.#query(sql, params)).rowCount ?? 0;
+  }
+
+  async commit(): Promise<void> {
+    let result: QueryArrayResult<Row>;
+    try {
+      result = await this.#query('COMMIT', []);
+    } catch (err) {
+      // A failed COMMIT has ended the transaction already; rollback only releases the client.
+      await this.rollback();
+      throw err;
+    }
+    this.#release();
+    // PostgreSQL answers COMMIT of a transaction in which a statement failed with ROLLBACK, not an error.
+    if (result.command === 'ROLLBACK') {
+      throw new StoreError('LW_STORE_QUERY', 'The transaction was rolled back, not committed: a statement in it had failed.');
+    }
+  }
+
+  async rollback(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    if (!this.#connectionLost && !this.#isBroken(client)) {
+      try {
+        await client.query('ROLLBACK');
+        this.#release();
+        return;
+      } catch {
+        this.#connectionLost = true;
+      }
+    }
+    this.#release();
+  }
+
+  /** Returns the client to the pool, or destroys it when its connection is gone. */
+  #release(): void {
+    const client = this.#client;
+    if (!client) return;
+    this.#client = undefined;
+    client.release(this.#connectionLost || this.#isBroken(client));
+    this.#onEnd();
+  }
+}
