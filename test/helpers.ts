@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadApp, type AppOptions } from '../src/app/index.js';
+import type { DataOptions } from '../src/app/data.js';
 import { createServer } from '../src/http/index.js';
 
 /** Files by app path (`/a/b.html`); a value `{ symlink: target }` makes a symbolic link. */
@@ -62,9 +63,10 @@ export function rawRequest(port: number, method: string, path: string, headers: 
 }
 
 /** Loads the app in `dir` (or writes `files` first) and serves it on 127.0.0.1, port 0. */
-export async function serve(files: AppFiles | string, options: AppOptions = {}): Promise<Served> {
+export async function serve(files: AppFiles | string, options: AppOptions & { data?: DataOptions } = {}): Promise<Served> {
   const dir = typeof files === 'string' ? files : writeApp(files);
   const app = loadApp(dir, options);
+  await app.data?.open(dir, options.data);
   const server = createServer(app, { log: 'off' });
   const { port, url } = await server.listen(0, '127.0.0.1');
   return {
@@ -75,6 +77,7 @@ export async function serve(files: AppFiles | string, options: AppOptions = {}):
     get: (path, headers) => rawRequest(port, 'GET', path, headers),
     async close() {
       await server.close();
+      await app.data?.close();
       if (typeof files !== 'string') rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -10,7 +10,7 @@ import { compileScript } from '../script/index.js';
 import { compileView } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
 import type { CompileContext } from './compile.js';
-import { importChecker, paramsInScope } from './modules.js';
+import { importChecker, paramsInScope, scriptModelOptions } from './modules.js';
 import { routeNameOf, SupplierIndex, type SupplierFile } from './suppliers.js';
 
 export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): SupplierIndex {
@@ -74,7 +74,7 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
       const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n), prepare: (t) => ctx.csp.prepare(t) });
       if (view) modules.code.set(info.path, { file: info, view });
     } else {
-      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: ctx.diagnostics, checkImport: check });
+      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: ctx.diagnostics, checkImport: check, ...scriptModelOptions(modules) });
       if (script) modules.code.set(info.path, { file: info, script });
     }
   }

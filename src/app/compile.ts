@@ -5,13 +5,13 @@
 import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
 import { codeFrame, LanewayError, type DiagnosticList } from '../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../router/index.js';
-import { compileScript, outcomeToResponse, type RunOutcome } from '../script/index.js';
+import { compileScript, outcomeToResponse, type RunOutcome, type ScriptResponse } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, RequestInfo } from './endpoint.js';
 import type { AppOptions } from './load.js';
-import { importChecker, paramsInScope, RequestScope, type ModuleSystem } from './modules.js';
+import { importChecker, paramsInScope, RequestScope, scriptModelOptions, type ModuleSystem } from './modules.js';
 import { routeNameOf, type Consumer } from './suppliers.js';
 
 export interface CompileContext {
@@ -179,31 +179,84 @@ function compileScriptEndpoint(
     kind: 'endpoint',
     diagnostics: ctx.diagnostics,
     checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir)),
+    ...scriptModelOptions(ctx.modules),
   });
   if (!script) return undefined;
+  const data = ctx.modules.data;
+  // POST, PUT and DELETE scripts of an app with models run in one write transaction (REFERENCE §2.4).
+  const writes = data !== undefined && WRITE_METHODS.has(base.method);
   return {
     ...base,
     kind: 'script',
     handle(req) {
       const scope = new RequestScope(ctx.modules, req);
-      const run = script.run({
-        importValue: (m, n) => scope.value(consumer, m, n),
-        request: scope.scriptRequest(),
-        share: true, // plain JSON answers are serialised without a copy (RunContext.share)
-        budget: scope.budget(),
-      });
+      if (writes) return runInTransaction(req, scope);
+      const run = start(scope);
       // A run that waited for nothing gives its outcome, and this its Reply, without a Promise.
-      return run instanceof Promise ? run.then((outcome) => reply(req, outcome)) : reply(req, run);
+      return run instanceof Promise ? run.then((outcome) => reply(req, answerOf(req, outcome), outcome)) : reply(req, answerOf(req, run), run);
     },
   };
 
-  function reply(req: RequestInfo, outcome: RunOutcome): Reply | Promise<Reply> {
-    const answer = outcomeToResponse(outcome, {
+  function start(scope: RequestScope): RunOutcome | Promise<RunOutcome> {
+    return script!.run({
+      importValue: (m, n) => scope.value(consumer, m, n),
+      request: scope.scriptRequest(),
+      share: true, // plain JSON answers are serialised without a copy (RunContext.share)
+      budget: scope.budget(),
+    });
+  }
+
+  /**
+   * Begins the write transaction, runs the script, then commits when it succeeded (before the
+   * answer is sent) and rolls back on any failure: a throw, an error, a limit, an `.invalid(…)`
+   * redirect, a thrown Redirect or Messages.
+   */
+  async function runInTransaction(req: RequestInfo, scope: RequestScope): Promise<Reply> {
+    const store = data!.store;
+    if (!store) return unavailable(req, 'the database is not open');
+    let tx;
+    try {
+      tx = await store.begin();
+    } catch (e) {
+      return unavailable(req, (e as Error).message);
+    }
+    scope.dataRequest().session = tx.session;
+    let outcome: RunOutcome;
+    try {
+      outcome = await start(scope);
+    } catch (e) {
+      await tx.writer.rollback();
+      throw e;
+    }
+    const answer = answerOf(req, outcome);
+    const ok = (answer.kind === 'json' || answer.kind === 'redirect') ? !answer.failed && answer.status < 400 : answer.kind === 'reroute';
+    if (!ok) {
+      await tx.writer.rollback();
+      return reply(req, answer, outcome);
+    }
+    try {
+      await tx.writer.commit();
+    } catch (e) {
+      return unavailable(req, (e as Error).message);
+    }
+    return reply(req, answer, outcome);
+  }
+
+  function unavailable(req: RequestInfo, detail: string): Reply {
+    ctx.modules.log(`${file.path}: the database is unavailable: ${detail}`, { id: req.id, code: 'LW_STORE_UNAVAILABLE', file: file.path });
+    return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is unavailable; nothing was changed. Try again in a moment.' };
+  }
+
+  function answerOf(req: RequestInfo, outcome: RunOutcome): ScriptResponse {
+    return outcomeToResponse(outcome, {
       method: req.method,
       path: req.path,
       acceptsJson: req.acceptsJson,
       ajax: req.headers['x-requested-with'] === 'XMLHttpRequest',
     });
+  }
+
+  function reply(req: RequestInfo, answer: ScriptResponse, outcome: RunOutcome): Reply | Promise<Reply> {
     switch (answer.kind) {
       case 'json':
         return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: answer.body, headers: { 'Cache-Control': 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
@@ -223,6 +276,8 @@ function compileScriptEndpoint(
     }
   }
 }
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
 
 export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset): ErrorPage | undefined {
   const source = ctx.tree.read(file.path) ?? '';

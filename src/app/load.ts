@@ -34,6 +34,7 @@ import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import type { ModuleSystem } from './modules.js';
+import { AppData } from './data.js';
 
 export interface AppOptions {
   /** Development mode: render error details into HTML comments, log more. */
@@ -80,6 +81,8 @@ export interface App {
   settings: AppSettings;
   /** The checked model definitions of /📦/ (storage and queries come with the rest of issue 9). */
   models: ModelSchema;
+  /** The models at run time and their store (absent without models); `data.open()` connects the store. */
+  data: AppData | undefined;
 }
 
 const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
@@ -192,7 +195,9 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     });
 
     // 4. Suppliers, then endpoints; collect routes.
-    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log };
+    // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
+    const data = models.models.size || models.embedded.size ? new AppData(models) : undefined;
+    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data };
     let router: Router<Endpoint> | undefined;
     const ctx: CompileContext = {
       tree,
@@ -280,6 +285,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       notFoundPage,
       settings,
       models,
+      data,
       routes() {
         return entries
           .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))

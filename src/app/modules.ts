@@ -24,6 +24,8 @@ import {
   type FieldMap,
 } from './request-data.js';
 import type { Consumer, SupplierFile, SupplierIndex } from './suppliers.js';
+import type { AppData, DataRequest } from './data.js';
+import { budgetToken } from '../script/index.js';
 
 /** Modules that exist in Laneway today. Others (📦, 🗄, 👤, 📧, 📡, 🎨) arrive with their issues. */
 const REQUEST_MODULES = new Set(['form', 'form[]', 'form{}', '&', '🍪']);
@@ -42,6 +44,8 @@ export interface ModuleSystem {
   /** `{param}` definitions by directory (and `dir/name` for `{name}.html`). */
   params: Map<string, ParamDefinition>;
   dev: boolean;
+  /** The app's models and store (absent when the app defines no models). */
+  data?: AppData | undefined;
   /** The limits of every request's budget (DEFAULT_LIMITS with the app's `limits:` of /🎛.yaml). */
   limits: ScriptLimits;
   log(message: string, fields: Record<string, unknown>): void;
@@ -55,7 +59,7 @@ export function paramsInScope(dir: string, fileParam?: string): string[] {
 }
 
 /** The compile-time import check for one consumer. */
-export function importChecker(system: Pick<ModuleSystem, 'suppliers'>, consumer: Consumer, params: string[]) {
+export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data'>, consumer: Consumer, params: string[]) {
   return (module: string, name: string): true | string => {
     if (module === '📤') {
       if (name === '*') return "import the supplier values you need by name: import {A, B} from '📤'";
@@ -70,6 +74,12 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers'>, consumer:
         : `"${name}" is not a path parameter: there is no {${name}} directory above this file (Request is always there)`;
     }
     if (REQUEST_MODULES.has(module)) return true;
+    if (module === '📦') {
+      const ns = system.data?.namespace;
+      if (!ns) return "there are no models: define one in /📦/, such as /📦/🌐Task.yaml";
+      if (name === '*' || name in ns) return true;
+      return `there is no model "${name}" in /📦/; the models are ${Object.keys(ns).join(', ')}`;
+    }
     if (module === 'util') return name === '*' || name in UTIL ? true : `'util' exports ${Object.keys(UTIL).join(', ')}; not "${name}"`;
     return `the module '${module}' is not available in this version of Laneway`;
   };
@@ -129,7 +139,28 @@ export class RequestScope {
    * draws from it (docs/scripting.md "The request budget"). Made on first use.
    */
   budget(): ScriptBudget {
-    return (this.#budget ??= new ScriptBudget(this.#system.limits, this.scriptRequest()));
+    if (this.#budget) return this.#budget;
+    this.#budget = new ScriptBudget(this.#system.limits, this.scriptRequest());
+    this.#system.data?.bind(budgetToken(this.#budget), this.dataRequest());
+    return this.#budget;
+  }
+
+  #data: DataRequest | undefined;
+
+  /** What the model channel knows of this request: its session and selected containers. */
+  dataRequest(): DataRequest {
+    if (this.#data) return this.#data;
+    const containers: Record<string, string> = {};
+    for (const p of this.req.params) {
+      const def = this.#paramDef(p);
+      const m = def?.form === 'field' ? /^📦\.(\w+)\.id$/.exec(def.field) : null;
+      if (m) containers[m[1]!] = p.value;
+    }
+    return (this.#data = { session: undefined, what: `a ${this.req.method} request`, containers });
+  }
+
+  #paramDef(p: ParamValue): ParamDefinition | undefined {
+    return this.#system.params.get(this.#system.params.has(p.dir) ? p.dir : p.dir + '/' + p.name);
   }
 
   /** RunContext.request of the scripts of this request (the URL is built only if a script reads it). */
@@ -175,6 +206,11 @@ export class RequestScope {
       }
       case 'util':
         return name === '*' ? UTIL : UTIL[name];
+      case '📦': {
+        const ns = this.#system.data?.namespace ?? {};
+        if (name === '*') return Object.assign(Object.create(null), ns);
+        return ns[name];
+      }
       case '🍪': {
         const cookies = (this.#cookies ??= parseCookies(this.req.headers.cookie));
         if (name === '*') return Object.assign(Object.create(null), Object.fromEntries(cookies));
@@ -195,8 +231,12 @@ export class RequestScope {
   }
 
   #param(p: ParamValue): unknown {
-    const key = this.#system.params.has(p.dir) ? p.dir : p.dir + '/' + p.name;
-    return paramValue(this.#system.params.get(key), p.value);
+    const def = this.#paramDef(p);
+    const m = def?.form === 'field' ? /^📦\.(\w+)\.\w+$/.exec(def.field) : null;
+    const data = this.#system.data;
+    // A model-backed parameter is a link to the record (REFERENCE §3.2): get() loads it.
+    if (m && data && data.schema.models.has(m[1]!)) return data.link(m[1]!, p.value);
+    return paramValue(def, p.value);
   }
 
   /** The exports of a supplier: evaluated on first use, at most once per request (a failure is kept too). */
@@ -258,4 +298,9 @@ export class RequestScope {
           this.#system.log('render error', { id: this.req.id, file: info.file, line: info.line, column: info.column, error: String((info.error as Error)?.message ?? info.error) })),
     };
   }
+}
+
+/** Compile options that let scripts use the app's models (fluent setters, writes at the end). */
+export function scriptModelOptions(system: Pick<ModuleSystem, 'data'>): { fluent?: ReadonlySet<string>; models?: boolean } {
+  return system.data ? { fluent: system.data.fieldNames, models: true } : {};
 }

@@ -37,7 +37,10 @@ export function compileScript(file: string, source: string, options: ScriptCompi
     checkImport: options.checkImport,
   });
   if (!analysis) return undefined;
-  const { code, sourcePos } = generateScript(program, analysis, options.kind, source, registerSource);
+  const { code, sourcePos } = generateScript(program, analysis, options.kind, source, registerSource, {
+    ...(options.fluent ? { fluent: options.fluent } : {}),
+    ...(options.models ? { models: true } : {}),
+  });
   registerPositions(file, sourcePos);
   const { kit, context } = getRealm();
   let fn: ScriptFunction;
@@ -159,6 +162,16 @@ function classify(file: string, e: unknown, limits: ScriptLimits): RunOutcome {
   if (original !== undefined) {
     if (original instanceof LanewayError) return { kind: 'error', error: original };
     return { kind: 'error', error: named(new LanewayError('LW_SCRIPT_RUNTIME', `${file}: ${String((original as Error)?.message ?? original)}`, { status: 500, cause: original }), file) };
+  }
+  const model = kit.modelErrorInfo(e);
+  if (model) {
+    // Uncaught $ModelNotFound → 404 (the nearest ⚡NotFound.html); $ModelInvalid → 422 with the field messages.
+    const error = model.kind === 'notFound'
+      ? new LanewayError('LW_MODEL_NOT_FOUND', `${file}: ${model.message}`, { status: 404 })
+      : new LanewayError('LW_MODEL_INVALID', `${file}: ${model.message}`, { status: 422 });
+    if (model.kind === 'invalid') (error as LanewayError & { messages?: unknown }).messages = toHost(model.messages, limits);
+    error.file = file;
+    return { kind: 'error', error };
   }
   const info = kit.errorInfo(e);
   if (info) {

@@ -32,7 +32,7 @@ import type { ScriptKind } from './types.js';
 import type { Analysis, AnyNode, FunctionInfo } from './validate.js';
 import { GRANTED_GLOBALS } from './names.js';
 
-const KIT = ['$lw_A', '$lw_M', '$lw_Y', '$lw_B', '$lw_q', '$lw_bail', '$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply', '$lw_nt', '$lw_os'];
+const KIT = ['$lw_fs', '$lw_out', '$lw_me', '$lw_A', '$lw_M', '$lw_Y', '$lw_B', '$lw_q', '$lw_bail', '$lw_P', '$lw_key', '$lw_set', '$lw_del', '$lw_pk', '$lw_cs', '$lw_ca', '$lw_S', '$lw_apply', '$lw_nt', '$lw_os'];
 
 interface FnState {
   info: FunctionInfo;
@@ -59,8 +59,19 @@ export interface GeneratedScript {
  * `register(text)` stores the script's own text of each arrow and gives the id written into the
  * arrow's code, which Function.prototype.toString in the realm turns back into that text.
  */
-export function generateScript(program: AnyNode, analysis: Analysis, kind: ScriptKind, source: string, register: (text: string) => number): GeneratedScript {
-  const g = new Generator(analysis, source, register);
+export interface GenerateOptions {
+  /**
+   * Field names of the app's models: a call `o.title(x)` with one of these names compiles to
+   * `$lw_fs(o, 'title', x)`, which sets the field when `o` is a record (fluent setters) and calls
+   * the method otherwise.
+   */
+  fluent?: ReadonlySet<string>;
+  /** The app has models: an endpoint's completion value goes through `$lw_out` (writes, then JSON data). */
+  models?: boolean;
+}
+
+export function generateScript(program: AnyNode, analysis: Analysis, kind: ScriptKind, source: string, register: (text: string) => number, options: GenerateOptions = {}): GeneratedScript {
+  const g = new Generator(analysis, source, register, options);
   const code = g.program(program, kind);
   return { code, sourcePos: g.positionMapper() };
 }
@@ -79,7 +90,10 @@ class Generator {
   readonly #source: string;
   readonly #register: (text: string) => number;
 
-  constructor(analysis: Analysis, source: string, register: (text: string) => number) {
+  readonly #opts: GenerateOptions;
+
+  constructor(analysis: Analysis, source: string, register: (text: string) => number, options: GenerateOptions) {
+    this.#opts = options;
     this.#a = analysis;
     this.#source = source;
     this.#register = register;
@@ -99,7 +113,10 @@ class Generator {
       if (s.type === 'ImportDeclaration' || s.type.startsWith('Export')) continue;
       this.#statement(s);
     }
-    if (kind === 'endpoint') {
+    if (kind === 'endpoint' && this.#opts.models) {
+      // Pending writes, then records and queries as JSON data (may wait for the database).
+      this.#emit(' $lw_t = $lw_out($lw_cv); if ($lw_t instanceof $lw_P) { $lw_b.p(); $lw_t = yield $lw_t; $lw_b.q(); } return [$lw_t];');
+    } else if (kind === 'endpoint') {
       this.#emit(' return [$lw_cv];');
     } else {
       const fields = this.#a.exports.map((e) => `${JSON.stringify(e.exported)}: ${e.local}`);
@@ -249,6 +266,9 @@ class Generator {
       // Limits and forbidden accesses are not catchable: chk rethrows them.
       this.#emit('catch ($lw_e) { $lw_b.chk($lw_e); ');
       if (top) this.#emit('$lw_cv = undefined; ');
+      const pname = node.handler.param?.type === 'Identifier' ? node.handler.param.name : '';
+      // catch ($ModelNotFound) / catch ($ModelInvalid) catch only that error (REFERENCE §2.9).
+      if (pname === '$ModelNotFound' || pname === '$ModelInvalid') this.#emit(`if (!$lw_me($lw_e, ${pname === '$ModelNotFound' ? 1 : 2})) throw $lw_e; `);
       if (node.handler.param) {
         this.#emit('let ');
         this.#pattern(node.handler.param);
@@ -612,12 +632,30 @@ class Generator {
   #callExpression(node: AnyNode): void {
     const emitCall = (): void => {
       this.#sync(node);
+      if (this.#isFluent(node)) {
+        this.#emit('$lw_fs(');
+        this.#operand(node.callee.object);
+        this.#emit(`, ${JSON.stringify(node.callee.property.name)}`);
+        for (const a of node.arguments) {
+          this.#emit(', ');
+          if (a.type === 'SpreadElement') this.#emit('...');
+          this.#expression(a.type === 'SpreadElement' ? a.argument : a);
+        }
+        this.#emit(')');
+        return;
+      }
       this.#operand(node.callee);
       this.#arguments(node.arguments);
     };
     if (this.#a.syncCalls.has(node)) emitCall();
     else if (this.#fn.checked) this.#checkedCall(node);
     else this.#awaitCall(emitCall);
+  }
+
+  /** `o.name(…)` where name is a model field name (see GenerateOptions.fluent). */
+  #isFluent(node: AnyNode): boolean {
+    const c = node.callee;
+    return !!this.#opts.fluent && c.type === 'MemberExpression' && !c.computed && !c.optional && c.property.type === 'Identifier' && this.#opts.fluent.has(c.property.name);
   }
 
   /**

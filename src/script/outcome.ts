@@ -37,6 +37,14 @@ export function outcomeToResponse(outcome: RunOutcome, request: ResponseRequest)
       return { kind: 'error', status: 503, message: 'The script took too long or used too much memory.', code: outcome.error.code };
     case 'error': {
       const { error } = outcome;
+      // Uncaught $ModelInvalid: 422 with the field messages (REFERENCE OQ-6); the unique conflict: 409 naming the field.
+      if (error.code === 'LW_MODEL_INVALID') {
+        const messages = (error as LanewayError & { messages?: unknown }).messages ?? [];
+        return { kind: 'json', status: 422, body: JSON.stringify({ messages }), failed: true };
+      }
+      if (error.code === 'LW_MODEL_UNIQUE' || error.code === 'LW_MODEL_HAS_CHILDREN') {
+        return { kind: 'json', status: 409, body: JSON.stringify({ error: error.message }), failed: true };
+      }
       const status = error.status >= 400 && error.status <= 599 ? error.status : 500;
       return { kind: 'error', status, message: error.expose ? error.message : defaultMessage(status), code: error.code };
     }

@@ -16,6 +16,8 @@
  * It is plain JavaScript in a string because it must be compiled inside the realm; it never
  * uses template literals so the string needs no escaping.
  */
+import { MODELS_SOURCE } from './realm-models.js';
+
 export const REALM_SOURCE = String.raw`(function (host) {
 'use strict';
 // 1. Intrinsics ------------------------------------------------------------------------------
@@ -987,6 +989,7 @@ const bridge = (invoke, name) => named2(typeof name === 'string' ? name : '', fu
   return r;
 });
 
+` + MODELS_SOURCE + String.raw`
 // 5. Patch and freeze ---------------------------------------------------------------------------------
 // Function source text is the script's own text for its arrows (generate.ts marks each with the id
 // of its source text), and never the code of Laneway or of the instrumented script.
@@ -1079,11 +1082,12 @@ for (let i = 0; i < globalNames.length; i++) {
   if (d && 'value' in d && d.value !== globalThis) harden(d.value);
 }
 harden(G); harden(Signal); harden(Run); harden(LDate); harden(SafeHtml); harden(RedirectBuilder);
+harden(Hierarchy); harden(ValueList); harden(queryMethods);
 harden(AsyncFunctionPrototype); harden(getProto(function* () {})); harden(getProto(async function* () {}));
 harden(getProto([][SymIterator]())); harden(getProto(''[SymIterator]()));
 
 const K = freeze({ $lw_A: topLevel, $lw_M: markWaiting, $lw_Y: SY, $lw_B: BAIL, $lw_q: pure, $lw_bail: bail, $lw_P: OPromise, $lw_key: key, $lw_set: set, $lw_del: del, $lw_pk: pk, $lw_cs: cs, $lw_ca: ca,
-  $lw_S: S, $lw_apply: apply, $lw_nt: noThen, $lw_os: objectSpread });
+  $lw_S: S, $lw_apply: apply, $lw_nt: noThen, $lw_os: objectSpread, $lw_fs: fluent, $lw_out: endpointOut, $lw_me: isModelError });
 
 // The host's view. Nothing here is ever handed to a script.
 return freeze({
@@ -1133,5 +1137,10 @@ return freeze({
   subscribe: (p, onValue, onError) => { apply(then, p, [onValue, onError]); },
   bridge: bridge,
   freeze: freeze,
+  models: installModels,
+  modelLink: modelLink,
+  modelErrorInfo: modelErrorInfo,
+  viewValue: viewValue,
+  isModelish: isModelish,
 });
 })`;

@@ -65,6 +65,13 @@ export interface RealmKit {
   subscribe(p: unknown, onValue: (v: unknown) => void, onError: (e: unknown) => void): void;
   bridge(invoke: (self: unknown, args: unknown[], isNew: boolean) => unknown, name?: string): RealmFunction;
   freeze<T>(o: T): T;
+  /** Installs one app's models (realm-models.ts): the namespace object of `'📦'`. */
+  models(descriptor: unknown, channel: RealmFunction): Record<string, unknown>;
+  modelErrorInfo(e: unknown): { kind: 'notFound' | 'invalid'; message: string; messages: unknown } | undefined;
+  /** What a view reads of a record, link, hierarchy value, list or query (may be a realm Promise). */
+  viewValue(v: unknown): unknown;
+  isModelish(v: unknown): boolean;
+  modelLink(ns: unknown, model: string, id: string): unknown;
 }
 
 /** A run object of the realm (fields read by generated code; see realm-source.ts). */
@@ -477,6 +484,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
     case 'symbol':
       return undefined;
     case 'function':
+      if (kit.isModelish(value)) return modelToHost(value, limits, state);
       return hostFunction(value as RealmFunction, state.budget, state.file);
   }
   if (value === null) return null;
@@ -493,6 +501,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
   // Realm objects and arrays (the usual case) are none of Laneway's types: skip asking the realm.
   const proto = Object.getPrototypeOf(obj);
   const special = proto !== kit.OP && proto !== kit.AP;
+  if (special && kit.isModelish(obj)) return modelToHost(obj, limits, state);
   if (special) {
     const time = kit.dateValue(obj);
     if (time !== undefined) return new Date(time);
@@ -538,6 +547,32 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
   } finally {
     state.stack.pop();
   }
+}
+
+/**
+ * A record, link, hierarchy value, list or query as a view reads it (realm-models.ts viewValue),
+ * computed with the request's budget current (it may load records).
+ */
+function modelToHost(value: RealmValue, limits: ScriptLimits, state: HostState): unknown {
+  const { kit } = getRealm();
+  const prev = kit.current();
+  if (state.budget) kit.setCurrent(state.budget.realm);
+  let v: unknown;
+  try {
+    v = kit.viewValue(value);
+  } finally {
+    kit.setCurrent(prev);
+  }
+  if (kit.isPromise(v)) {
+    return new Promise((resolve, reject) => kit.subscribe(v, (x) => {
+      try {
+        resolve(toHost(x, limits, state));
+      } catch (e) {
+        reject(e);
+      }
+    }, (e) => reject(errorToHost(e))));
+  }
+  return toHost(v, limits, state);
 }
 
 /**
@@ -703,4 +738,27 @@ export function errorToHost(e: unknown, file?: string): unknown {
 /** The host error a realm error was made from, if any. */
 export function hostErrorOf(e: unknown): unknown {
   return e !== null && typeof e === 'object' ? hostErrors.get(e) : undefined;
+}
+
+/**
+ * Installs one app's models in the realm (realm-models.ts): `descriptor` is plain data, `channel`
+ * the host function every query, write and value check goes through. Returns `'📦'`: each model
+ * (and global embedded type) as a shared realm value.
+ */
+export function installModels(descriptor: unknown, channel: (...args: unknown[]) => unknown): { namespace: Record<string, unknown>; link(model: string, id: string): unknown } {
+  const { kit } = getRealm();
+  const ns = kit.models(toRealm(descriptor), toRealm(channel) as RealmFunction);
+  const out: Record<string, unknown> = Object.create(null);
+  for (const k of Object.keys(ns)) out[k] = shareValue(ns[k], '/📦');
+  return { namespace: out, link: (model, id) => shareValue(kit.modelLink(ns, model, id), '/🔗') };
+}
+
+/** The realm budget whose code is running (an opaque token identifying the request), or null. */
+export function currentBudgetToken(): object | null {
+  return getRealm().kit.current() as object | null;
+}
+
+/** The realm token of a host budget (see currentBudgetToken). */
+export function budgetToken(budget: ScriptBudget): object {
+  return budget.realm as object;
 }

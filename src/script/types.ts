@@ -13,6 +13,10 @@ export interface ScriptCompileOptions {
   checkImport?(module: string, name: string): true | string;
   /** Default limits of every run of this script (a run may override them again). */
   limits?: Partial<ScriptLimits>;
+  /** The app's model field names (fluent setters `m.title('x')`, see generate.ts). */
+  fluent?: ReadonlySet<string>;
+  /** The app has models: endpoints write pending changes and serialise records at the end. */
+  models?: boolean;
 }
 
 export interface ScriptLimits {

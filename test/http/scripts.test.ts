@@ -266,7 +266,7 @@ describe('supplier build errors', () => {
     has(/^🖥outside\.js:1:\d+: .*no supplier in scope exports "Local"/);
     has(/^deep\/🖥notmine\.js:1:\d+: .*no supplier in scope exports "Mine"/);
     has(/^🖥param\.js:1:\d+: .*"id" is not a path parameter/);
-    has(/^🖥module\.js:1:\d+: .*the module '📦' is not available/);
+    has(/^🖥module\.js:1:\d+: .*there are no models: define one in \/📦\//);
     assert.ok(!lines.some((l) => l.startsWith('deep/🖥mine.js')), 'the endpoint-specific supplier is visible to its endpoint');
   });
 });

@@ -1,0 +1,238 @@
+/**
+ * Wires the data layer to the script runtime for one app (docs/data.md):
+ *
+ * - at load, the model definitions become the realm's model namespace (`'📦'`), whose one channel
+ *   to the host is `channel` below;
+ * - at start, `open` connects the store (SQLite in the data directory, or PostgreSQL) and brings
+ *   the schema to the definitions;
+ * - per request, the request's `DataSession` is found through the request budget whose code is
+ *   running: a read session for GET requests, suppliers and views, a write transaction for POST,
+ *   PUT and DELETE scripts (begun before the script runs, committed before the answer is sent).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { LanewayError } from '../diag/index.js';
+import {
+  checkFieldValue,
+  hierarchyAfterLast,
+  hierarchyBefore,
+  hierarchyHasParent,
+  hierarchyNext,
+  hierarchyParent,
+  hierarchyPrevious,
+  renderMarkdown,
+  type FieldDefinition,
+  type ModelDefinition,
+  type ModelSchema,
+} from '../models/index.js';
+import { currentBudgetToken, installModels } from '../script/index.js';
+import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
+
+export interface DataOptions {
+  /** The data directory (default `.laneway/` inside the app directory; LANEWAY_DATA). */
+  dataDir?: string;
+  /** `postgres://…` (DATABASE_URL): PostgreSQL instead of SQLite. */
+  databaseUrl?: string;
+  /** Apply narrowing schema changes (`laneway migrate --accept`). */
+  accept?: boolean;
+}
+
+/** The per-request side: what the channel needs of the request that is running. */
+export interface DataRequest {
+  session: DataSession | undefined;
+  /** What the request is, for the read-only error ("a GET script"). */
+  what: string;
+  /** Model-backed path parameters selecting containers: model name → id. */
+  containers: Record<string, string>;
+}
+
+const ID_BYTES = 12; // 16 characters of base64url: 96 random bits
+
+export class AppData {
+  readonly schema: ModelSchema;
+  /** `'📦'` for scripts: shared realm values (models and global embedded types) by name. */
+  readonly namespace: Record<string, unknown>;
+  /** A link (realm value) to a record: model-backed path parameters. */
+  readonly link: (model: string, id: string) => unknown;
+  /** The field names of every model (fluent setters, generate.ts). */
+  readonly fieldNames: ReadonlySet<string>;
+  store: AppStore | undefined;
+  readonly #requests = new WeakMap<object, DataRequest>();
+  readonly #markdown = new Map<string, string>();
+
+  constructor(schema: ModelSchema) {
+    this.schema = schema;
+    const names = new Set<string>();
+    for (const m of schema.models.values()) for (const f of m.fields) if (!f.builtIn) names.add(f.name);
+    for (const m of schema.embedded.values()) for (const f of m.fields) names.add(f.name);
+    this.fieldNames = names;
+    const installed = installModels(describe(schema), (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
+    this.namespace = installed.namespace;
+    this.link = installed.link;
+  }
+
+  /** Connects the store and applies the schema (throws StoreError LW_STORE_MIGRATION / UNAVAILABLE). */
+  async open(appDir: string, options: DataOptions = {}): Promise<void> {
+    const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+    const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
+    this.store = await AppStore.open(this.schema, { dataDir, databaseUrl, accept: options.accept ?? false });
+  }
+
+  async close(): Promise<void> {
+    const s = this.store;
+    this.store = undefined;
+    await s?.close();
+  }
+
+  /** Registers a request's budget (its realm token) so the channel finds the request. */
+  bind(token: object, request: DataRequest): void {
+    this.#requests.set(token, request);
+  }
+
+  #request(): DataRequest {
+    const token = currentBudgetToken();
+    const r = token ? this.#requests.get(token) : undefined;
+    if (!r) throw new LanewayError('LW_STORE_UNAVAILABLE', 'models are used outside a request', { status: 500 });
+    return r;
+  }
+
+  #session(): DataSession {
+    const r = this.#request();
+    if (r.session) return r.session;
+    if (!this.store) throw new LanewayError('LW_STORE_UNAVAILABLE', 'the database is not open', { status: 503 });
+    return (r.session = this.store.read(r.what));
+  }
+
+  /** Everything the realm's model runtime asks of the host. */
+  #channel(op: string, a: unknown, b: unknown, c: unknown): unknown {
+    try {
+      switch (op) {
+        case 'q':
+          return this.#session().select(a as QuerySpec);
+        case 'a':
+          return this.#session().aggregate(a as QuerySpec, b as 'count', c as string | undefined);
+        case 'w':
+          return this.#session().write(a as WriteOp[]);
+        case 'v':
+          return this.#check(String(a), String(b), c, false);
+        case 'vi':
+          return this.#check(String(a), String(b), c, true);
+        case 'id': {
+          const m = this.schema.models.get(String(a));
+          return (m?.prefix ?? '') + randomBytes(ID_BYTES).toString('base64url');
+        }
+        case 'hl': {
+          const s = this.#session();
+          const t = this.store!.tables.get(String(a))!;
+          const f = t.fields.find((x) => x.field.type === 'hierarchy')!;
+          const spec: QuerySpec = { m: String(a), w: [], o: 'desc', l: 1, ...(b === null || b === undefined ? {} : { c: String(b) }) };
+          const rows = s.select(spec);
+          const last = (r: unknown[][]) => hierarchyAfterLast((r[0]?.[f.index] as string | undefined) ?? null);
+          return rows instanceof Promise ? rows.then(last) : last(rows);
+        }
+        case 'hy':
+          return hierarchyOp(String(a), String(b), c);
+        case 'md':
+          return this.#renderMarkdown(String(a));
+        case 'ctx':
+          return this.#request().containers;
+        default:
+          throw new Error(`unknown model channel operation ${op}`);
+      }
+    } catch (e) {
+      throw toScriptError(e);
+    }
+  }
+
+  /** A value for a field (`item`: one entry of a list field). */
+  #check(model: string, field: string, value: unknown, item: boolean): [number, unknown] {
+    const def = this.schema.models.get(model) ?? this.schema.embedded.get(model);
+    let f = def?.fields.find((x) => x.name === field);
+    if (!f) return [0, `${model} has no field "${field}"`];
+    if (item) {
+      const { list: _list, ...single } = f;
+      f = { ...single, optional: false };
+    }
+    if (f.type === 'timestamp' && typeof value === 'number') return Number.isFinite(value) ? [1, value] : [0, `${f.label} must be a time`];
+    const r = checkFieldValue(f, value, this.schema);
+    if (!r.ok) return [0, r.message];
+    let v = r.value;
+    if (f.type === 'timestamp' && typeof v === 'string') v = Date.parse(v);
+    if (typeof v === 'bigint') v = Number(v);
+    return [1, v];
+  }
+
+  #renderMarkdown(text: string): string {
+    let html = this.#markdown.get(text);
+    if (html === undefined) {
+      html = renderMarkdown(text);
+      if (this.#markdown.size > 500) this.#markdown.clear();
+      this.#markdown.set(text, html);
+    }
+    return html;
+  }
+}
+
+function hierarchyOp(fn: string, v: string, other: unknown): unknown {
+  try {
+    switch (fn) {
+      case 'next':
+        return hierarchyNext(v);
+      case 'previous':
+        return hierarchyPrevious(v);
+      case 'parent':
+        return hierarchyParent(v);
+      case 'hasParent':
+        return hierarchyHasParent(v);
+      case 'before':
+        return hierarchyBefore(v, String(other));
+      case 'afterLast':
+        return hierarchyAfterLast(v);
+    }
+  } catch (e) {
+    throw new TypeError((e as Error).message);
+  }
+  throw new Error(`unknown hierarchy operation ${fn}`);
+}
+
+function toScriptError(e: unknown): unknown {
+  if (e instanceof StoreError) {
+    const status = e.code === 'LW_STORE_UNAVAILABLE' || e.code === 'LW_STORE_CONFLICT' ? 503 : 500;
+    return new LanewayError(e.code as 'LW_STORE_QUERY', e.message, { status });
+  }
+  return e;
+}
+
+/** The plain data the realm's model runtime is built from (realm-models.ts). */
+function describe(schema: ModelSchema): unknown {
+  const fieldOf = (f: FieldDefinition) => ({
+    name: f.name,
+    type: f.type,
+    list: f.list ?? null,
+    optional: f.optional,
+    label: f.label,
+    placeholder: f.placeholder,
+    about: f.about,
+    prot: f.protected,
+    values: (f.values ?? []).map((v) => [v.value, v.label]),
+    model: f.model ?? null,
+    emb: f.embedded ?? null,
+    init: f.init ?? null,
+    unique: f.unique,
+    order: f.order,
+    q: f.list === undefined && !['map', 'geo', 'embedded', 'html', 'markdown', 'svg-icon'].includes(f.type),
+  });
+  const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+  const modelOf = (m: ModelDefinition) => ({
+    name: m.name,
+    kind: m.kind,
+    container: m.container ?? null,
+    ckey: m.container ? lowerFirst(m.container) : null,
+    prefix: m.prefix ?? '',
+    fields: m.fields.filter((f) => !f.builtIn).map(fieldOf),
+  });
+  return {
+    models: [...schema.models.values()].map(modelOf),
+    embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map(fieldOf) })),
+  };
+}

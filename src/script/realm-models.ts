@@ -1,0 +1,766 @@
+/**
+ * The model runtime inside the script realm (REFERENCE §6.6–§6.7): spliced into REALM_SOURCE
+ * (realm-source.ts) before the realm is frozen, so it shares the realm's intrinsics and budgets.
+ *
+ * The host installs each app's models once (`kit.models(descriptor, channel)`): plain data about
+ * the models, and one bridge function, the channel, through which every query, write and value
+ * check goes to the store of the request whose code is running (realm.ts finds it by the current
+ * budget). Everything else — instances with field accessors, lazy query streams, links, hierarchy
+ * values, the unit of work that collects a request's changes — lives here, in the realm, so that
+ * reading fields never crosses the membrane.
+ *
+ * - Instances and links are callable (`list(() => Task.all())` selects the container for the
+ *   callback); their state sits in private fields, never reachable from a script.
+ * - Changes are collected per request (the budget) and written before the next query of the
+ *   request (records still missing a required value wait) and at the end of an endpoint, in order.
+ * - Every channel call may answer a Promise (PostgreSQL): the code here continues with `pt`, and
+ *   scripts wait for it without seeing it (generated code awaits Promises).
+ */
+export const MODELS_SOURCE = String.raw`
+// 4b. Models -------------------------------------------------------------------------------------
+const pt = (v, f) => isP(v) ? apply(then, v, [f]) : f(v);
+// Runs f(i) for i < n one after the other, waiting for Promises between steps.
+const seq = (n, f) => {
+  const step = (i) => {
+    for (; i < n; i++) { const r = f(i); if (isP(r)) return apply(then, r, [() => step(i + 1)]); }
+    return undefined;
+  };
+  return step(0);
+};
+const MERR = new OWeakMap();
+const modelError = (kind, message, extra) => {
+  const e = new OError(message);
+  defProp(e, 'name', { value: kind === 1 ? 'ModelNotFound' : 'ModelInvalid', writable: true, configurable: true });
+  if (extra) { for (const k of keys(extra)) defProp(e, k, { value: extra[k], enumerable: true }); }
+  MERR.set(e, kind);
+  return e;
+};
+const notFound = (name) => modelError(1, name + ' not found');
+const invalid = (model, field, message) => modelError(2, message, { field: field, messages: freeze([freeze({ type: 'error', field: model + '_' + field, value: message })]) });
+// catch ($ModelNotFound) / catch ($ModelInvalid): kind 1 / 2.
+const isModelError = (e, kind) => MERR.get(e) === kind;
+
+// One unit of work per request budget: the instances with changes not yet written, in order.
+const UOW = new OWeakMap();
+const uow = () => {
+  const b = S.cur;
+  if (b === null) throw new OTypeError('models are used only while a script runs');
+  let u = UOW.get(b);
+  if (u === undefined) { u = { pend: [], hier: new OMap(), ctx: null, inCb: [] }; UOW.set(b, u); }
+  return u;
+};
+const OMap = Map;
+let lastTime = 0;
+const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; lastTime = t; return t; };
+
+const INST = new OWeakSet();   // callable instances
+const LINKS = new OWeakSet();  // callable links
+const QUERIES = new OWeakSet();
+const HIER = new OWeakSet();
+const FIELDFN = new OWeakMap(); // static field function -> [model desc, field desc]
+
+class App {
+  constructor(desc, ch) {
+    this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {};
+    for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
+    for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; this.models.set(d.name, d); }
+    for (let i = 0; i < desc.models.length; i++) buildModel(this, desc.models[i]);
+    for (let i = 0; i < desc.embedded.length; i++) if (apply(S_.indexOf, desc.embedded[i].name, ['.']) < 0) this.ns[desc.embedded[i].name] = buildEmbeddedCtor(this, desc.embedded[i]);
+  }
+}
+
+// Values: stored form (numbers for timestamps, strings, plain data) ⇄ what scripts see.
+const storeForm = (f, v) => {
+  if (v === null || v === undefined) return null;
+  if (DV.has(v)) return apply(ODate.prototype.getTime, DV.get(v), []);
+  if (SH.has(v)) return SH.get(v);
+  if (HIER.has(v)) return v.value;
+  if (INST.has(v) || LINKS.has(v)) {
+    if (f.type !== 'link') throw new OTypeError('a record cannot be stored in the ' + f.type + ' field ' + f.name);
+    const tm = INST.has(v) ? ISTATE(v).d.name : LSTATE(v).m;
+    if (tm !== f.model) throw new OTypeError(f.name + ' links to a ' + f.model + ', not a ' + tm);
+    return INST.has(v) ? ISTATE(v).v[0] : LSTATE(v).id;
+  }
+  if (EMB.has(v)) return embPlain(v);
+  if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
+  return v;
+};
+const check = (d, f, v) => {
+  const r = d.app.ch('v', d.name, f.name, v);
+  if (r[0] !== 1) throw invalid(d.name, f.name, r[1]);
+  return r[1];
+};
+
+// Hierarchy values.
+class Hierarchy {
+  constructor(app, v) { this.value = v; defProp(this, 'app', { value: app }); HIER.add(this); freeze(this); }
+  get hasParent() { return this.app.ch('hy', 'hasParent', this.value); }
+  parent() { const p = this.app.ch('hy', 'parent', this.value); return p === null ? null : new Hierarchy(this.app, p); }
+  previous() { return new Hierarchy(this.app, this.app.ch('hy', 'previous', this.value)); }
+  next() { return new Hierarchy(this.app, this.app.ch('hy', 'next', this.value)); }
+  before(other) { return new Hierarchy(this.app, this.app.ch('hy', 'before', this.value, HIER.has(other) ? other.value : OString(other))); }
+  toString() { return this.value; }
+  toJSON() { return this.value; }
+}
+
+// String lists (distinct values) and embedded lists.
+const LISTS = new OWeakMap();
+class ValueList {
+  constructor(owner, f, a) { LISTS.set(this, { owner: owner, f: f, a: a }); freeze(this); }
+  get length() { return LISTS.get(this).a.length; }
+  contains(v) { return apply(A.includes, LISTS.get(this).a, [v]); }
+  includes(v) { return apply(A.includes, LISTS.get(this).a, [v]); }
+  add(v) { return listAdd(this, v, false); }
+  push(v) { return listAdd(this, v, false); }
+  put(v) { return listAdd(this, v, true); }
+  remove(v) {
+    const s = LISTS.get(this), i = apply(A.indexOf, s.a, [v]);
+    if (i < 0) return false;
+    apply(A.splice, s.a, [i, 1]); touch(s.owner, s.f); return true;
+  }
+  removeIf(fn) {
+    const s = LISTS.get(this); const keep = [];
+    for (let i = 0; i < s.a.length; i++) if (!fn(s.a[i])) push(keep, s.a[i]);
+    const removed = s.a.length - keep.length;
+    if (removed) { s.a.length = 0; for (let i = 0; i < keep.length; i++) push(s.a, keep[i]); touch(s.owner, s.f); }
+    return removed > 0;
+  }
+  forEach(fn) { const a = apply(A.slice, LISTS.get(this).a, []); for (let i = 0; i < a.length; i++) fn(a[i], i); }
+  map(fn) { const a = LISTS.get(this).a, out = []; for (let i = 0; i < a.length; i++) push(out, fn(a[i], i)); return out; }
+  filter(fn) { const a = LISTS.get(this).a, out = []; for (let i = 0; i < a.length; i++) if (fn(a[i], i)) push(out, a[i]); return out; }
+  limit(n) { return apply(A.slice, LISTS.get(this).a, [0, n]); }
+  get() { const a = LISTS.get(this).a; if (!a.length) throw notFound('list entry'); return a[0]; }
+  optional() { const a = LISTS.get(this).a; return a.length ? a[0] : null; }
+  exists() { return LISTS.get(this).a.length > 0; }
+  toJSON() { return apply(A.slice, LISTS.get(this).a, []); }
+}
+const listAdd = (list, v, rolling) => {
+  const s = LISTS.get(list), f = s.f;
+  const d = s.owner.d;
+  let stored = storeForm(f, v);
+  if (f.type === 'embedded') { if (!EMB.has(v)) stored = embPlain(newEmbedded(d.app, f.emb, v)); }
+  else { const r = d.app.ch('vi', d.name, f.name, stored); if (r[0] !== 1) throw invalid(d.name, f.name, r[1]); stored = r[1]; }
+  if (f.type !== 'embedded' && apply(A.includes, s.a, [stored])) return list;
+  if (s.a.length >= f.list) {
+    if (!rolling) throw invalid(d.name, f.name, f.label + ' holds at most ' + f.list + ' entries');
+    apply(A.splice, s.a, [0, 1]);
+  }
+  push(s.a, stored); touch(s.owner, f);
+  return list;
+};
+
+// Embedded values: plain data inside the record, with field accessors that check values.
+const EMB = new OWeakMap();
+const embPlain = (e) => { const s = EMB.get(e); const o = {}; for (let i = 0; i < s.t.fields.length; i++) { const n = s.t.fields[i].name; o[n] = s.v[n] === undefined ? null : s.v[n]; } return o; };
+const newEmbedded = (app, typeName, init) => {
+  const t = app.embedded.get(typeName);
+  if (t === undefined) throw new OTypeError('no embedded type ' + typeName);
+  const e = t.proto ? OObject.create(t.proto) : makeEmbProto(app, t);
+  EMB.set(e, { t: t, v: {}, owner: null, f: null });
+  if (init !== undefined && init !== null && typeof init === 'object') {
+    const ks = keys(init);
+    for (let i = 0; i < ks.length; i++) e[ks[i]] = init[ks[i]];
+  }
+  return e;
+};
+const makeEmbProto = (app, t) => {
+  const proto = OObject.create(null);
+  for (let i = 0; i < t.fields.length; i++) {
+    const f = t.fields[i];
+    defProp(proto, f.name, { enumerable: true,
+      get() { return readValue(app, f, EMB.get(this).v[f.name], null); },
+      set(v) { const s = EMB.get(this); s.v[f.name] = check({ app: app, name: t.name }, f, storeForm(f, v)); if (s.owner) touch(s.owner, s.f); } });
+  }
+  defProp(proto, 'toJSON', { value: function () { return embPlain(this); } });
+  t.proto = freeze(proto);
+  return OObject.create(t.proto);
+};
+const buildEmbeddedCtor = (app, t) => {
+  const C = function (init) { if (new.target === undefined) throw new OTypeError('use new ' + t.name + '()'); return newEmbedded(app, t.name, init); };
+  defProp(C, 'name', { value: t.name });
+  return freeze(C);
+};
+
+// What a script reads from a stored value.
+const readValue = (app, f, v, owner) => {
+  if (f.list !== undefined && f.list !== null) {
+    if (owner === null) return freeze(apply(A.slice, v || [], []));
+    return new ValueList(owner, f, v);
+  }
+  if (v === null || v === undefined) return f.type === 'map' ? freeze({}) : null;
+  switch (f.type) {
+    case 'timestamp': return new LDate(v);
+    case 'hierarchy': return new Hierarchy(app, v);
+    case 'link': return makeLink(app, f.model, v);
+    case 'html': case 'svg-icon': return new SafeHtml(v);
+    case 'markdown': return new SafeHtml(app.ch('md', v));
+    case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
+    case 'map': return freeze(OObject.assign({}, v));
+    case 'embedded': {
+      const e = newEmbedded(app, f.emb);
+      const s = EMB.get(e); s.v = v; s.owner = owner; s.f = f;
+      return e;
+    }
+    default: return v;
+  }
+};
+
+// Instances. State: d (model), v (row: id, created, modified, container, fields…), st (0 new, 1 stored, 2 removed), dirty.
+let ISTATE = null;
+class IState {
+  constructor(d, row, st) { this.d = d; this.v = row; this.st = st; this.dirty = null; this.pending = false; }
+}
+const touch = (s, f) => {
+  if (s.st === 2) throw new OTypeError('this ' + s.d.name + ' was removed');
+  if (s.dirty === null) s.dirty = new OSet();
+  s.dirty.add(f.name);
+  if (!s.pending) { s.pending = true; push(uow().pend, s); }
+};
+const makeInstance = (d, row, st) => {
+  const s = new IState(d, row, st);
+  const inst = (cb) => withContainer(d, row[0], cb);
+  delete inst.name; delete inst.length;
+  OObject.setPrototypeOf(inst, d.proto);
+  IS.set(inst, s); INST.add(inst);
+  return inst;
+};
+const IS = new OWeakMap();
+ISTATE = (o) => { const s = IS.get(o); if (s === undefined) throw new OTypeError('not a record'); return s; };
+
+// Links: a record's id and model; get() loads it.
+const LS = new OWeakMap();
+const LSTATE = (o) => LS.get(o);
+const makeLink = (app, model, id) => {
+  const d = app.models.get(model);
+  const l = (cb) => withContainer(d, id, cb);
+  delete l.name; delete l.length;
+  OObject.setPrototypeOf(l, d.linkProto);
+  LS.set(l, { m: model, id: id, d: d }); LINKS.add(l);
+  return l;
+};
+
+// Container selection by callback: queries made inside cb on children of d use this record.
+const withContainer = (d, id, cb) => {
+  if (typeof cb !== 'function') throw new OTypeError('call a record with a function: list(() => Task.all())');
+  const u = uow();
+  push(u.inCb, [d.name, id]);
+  try { return cb(); } finally { apply(A.pop, u.inCb, []); }
+};
+const containerFor = (d) => {
+  const u = uow();
+  for (let i = u.inCb.length - 1; i >= 0; i--) if (u.inCb[i][0] === d.container) return u.inCb[i][1];
+  if (u.ctx === null) u.ctx = d.app.ch('ctx') || {};
+  const c = u.ctx[d.container];
+  return c === undefined ? undefined : c;
+};
+const idOf = (v, model) => {
+  if (INST.has(v)) { const s = ISTATE(v); if (s.d.name !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.d.name); return s.v[0]; }
+  if (LINKS.has(v)) { const s = LSTATE(v); if (s.m !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.m); return s.id; }
+  if (typeof v === 'string') return v;
+  throw new OTypeError('expected a ' + model + ' (a record, a link or an id)');
+};
+
+// The unit of work: write what changed (strict: every pending record must be complete).
+const flush = (strict) => {
+  const b = S.cur;
+  const u = b === null ? undefined : UOW.get(b);
+  if (u === undefined || u.pend.length === 0) return undefined;
+  const ops = [], done = [], keep = [];
+  let app = null;
+  for (let i = 0; i < u.pend.length; i++) {
+    const s = u.pend[i];
+    app = s.d.app;
+    if (s.st === 2) {
+      if (s.wasStored) push(ops, ['d', s.d.name, s.v[0]]);
+      push(done, s); continue;
+    }
+    const missing = missingField(s);
+    if (missing !== null) {
+      if (strict) throw invalid(s.d.name, missing.name, missing.label + ' is required');
+      push(keep, s); continue;
+    }
+    const vals = {};
+    const fs = s.d.fields;
+    for (let j = 0; j < fs.length; j++) if (s.st === 0 || s.dirty.has(fs[j].name)) vals[fs[j].name] = s.v[4 + j];
+    if (s.st === 0) push(ops, ['i', s.d.name, s.v[0], s.v[1], s.v[2], s.v[3], vals]);
+    else { s.v[2] = stamp(); push(ops, ['u', s.d.name, s.v[0], s.v[2], vals]); }
+    push(done, s);
+  }
+  u.pend = keep;
+  for (let i = 0; i < done.length; i++) { const s = done[i]; s.pending = false; s.dirty = null; if (s.st === 0) { s.st = 1; s.wasStored = true; } }
+  if (ops.length === 0) return undefined;
+  return app.ch('w', ops);
+};
+const missingField = (s) => {
+  const fs = s.d.fields;
+  for (let i = 0; i < fs.length; i++) {
+    const f = fs[i];
+    if (f.optional || f.type === 'map' || (f.list !== undefined && f.list !== null)) continue;
+    const v = s.v[4 + i];
+    if (v === null || v === undefined || v === '') return f;
+  }
+  return null;
+};
+
+// Queries: immutable builders; nothing runs until a result is needed.
+const QS = new OWeakMap();
+const QSTATE = (q) => QS.get(q);
+const newQuery = (d, st) => { const q = OObject.create(d.queryProto); QS.set(q, st); QUERIES.add(q); return freeze(q); };
+const baseQuery = (d, explicitContainer) => {
+  const st = { d: d, w: [], c: undefined, o: undefined, l: undefined, stages: [], filtered: false, any: false };
+  if (d.container !== null) {
+    if (explicitContainer !== undefined) st.c = explicitContainer;
+  }
+  return st;
+};
+const derive = (q, change) => {
+  const s = QSTATE(q);
+  const n = { d: s.d, w: apply(A.slice, s.w, []), c: s.c, o: s.o, l: s.l, stages: apply(A.slice, s.stages, []), filtered: s.filtered, any: s.any };
+  change(n);
+  return newQuery(n.d, n);
+};
+// The spec sent to the store, and the cap of unordered queries.
+const specOf = (s, extraLimit) => {
+  const d = s.d;
+  let c = s.c;
+  if (d.container !== null && c === undefined && !s.any) {
+    c = containerFor(d);
+    if (c === undefined) throw new OTypeError(d.name + ' records belong to a ' + d.container + ': select one (' + d.name + '.' + d.ckey + '(' + d.ckey + ')), call it with a function (' + d.ckey + '(() => ' + d.name + '.all())), or use ' + d.name + '.any' + d.container + '()');
+  }
+  const spec = { m: d.name, w: s.w };
+  if (c !== undefined) spec.c = c;
+  if (s.o !== undefined) spec.o = s.o;
+  let l = s.l;
+  if (s.filtered && s.o === undefined) {
+    if (l === undefined) l = 100;
+    else if (l > 500) throw new ORangeError('an unordered query returns at most 500 records: add asc() or desc() to order it, or lower limit(' + l + ')');
+  }
+  if (extraLimit !== undefined && (l === undefined || extraLimit < l)) l = extraLimit;
+  if (l !== undefined) spec.l = l;
+  return spec;
+};
+const rowsToInstances = (d, rows) => {
+  const out = [];
+  for (let i = 0; i < rows.length; i++) push(out, makeInstance(d, rows[i], 1));
+  return out;
+};
+// Runs a query: the store part, then the stages (filter, map, flatMap, limit, distinct) in order.
+const execute = (q, firstOnly) => {
+  const s = QSTATE(q);
+  const stages = s.stages;
+  const pure = stages.length === 0;
+  return pt(flush(false), () => {
+    const spec = specOf(s, pure && firstOnly ? 1 : undefined);
+    return pt(s.d.app.ch('q', spec), (rows) => {
+      let items = rowsToInstances(s.d, rows);
+      return runStages(items, stages, 0);
+    });
+  });
+};
+const runStages = (items, stages, k) => {
+  if (k >= stages.length) return items;
+  const [kind, arg] = stages[k];
+  if (kind === 'limit') return runStages(apply(A.slice, items, [0, arg]), stages, k + 1);
+  if (kind === 'distinct') {
+    const seen = new OSet(), out = [];
+    for (let i = 0; i < items.length; i++) { const key = typeof items[i] === 'object' && items[i] !== null ? OJSON.stringify(outValue(items[i], 0)) : items[i]; if (!seen.has(key)) { seen.add(key); push(out, items[i]); } }
+    return runStages(out, stages, k + 1);
+  }
+  const out = [];
+  const r = seq(items.length, (i) => pt(arg(items[i]), (v) => {
+    if (kind === 'filter') { if (v) push(out, items[i]); return; }
+    if (kind === 'map') { push(out, v); return; }
+    // flatMap: a single value, an array or a query
+    if (QUERIES.has(v)) return pt(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
+    if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
+    if (v !== null && v !== undefined) push(out, v);
+  }));
+  return pt(r, () => runStages(out, stages, k + 1));
+};
+const aggregate = (q, kind, field) => {
+  const s = QSTATE(q);
+  if (s.stages.length) {
+    return pt(execute(q, false), (items) => kind === 'count' ? items.length : kind === 'exists' ? items.length > 0 : null);
+  }
+  return pt(flush(false), () => s.d.app.ch('a', specOf(s), kind, field));
+};
+const queryMethods = {
+  asc() { return derive(this, (n) => { n.o = 'asc'; }); },
+  desc() { return derive(this, (n) => { n.o = 'desc'; }); },
+  limit(n) {
+    if (typeof n !== 'number' || !(n >= 0)) throw new OTypeError('limit(n) needs a number');
+    return derive(this, (st) => { if (st.stages.length) push(st.stages, ['limit', n]); else st.l = st.l === undefined ? n : OMath.min(st.l, n); });
+  },
+  filter(fn) { callable(fn, 'filter'); return derive(this, (n) => { push(n.stages, ['filter', fn]); }); },
+  map(fn) { callable(fn, 'map'); return derive(this, (n) => { push(n.stages, ['map', fn]); }); },
+  flatMap(fn) { callable(fn, 'flatMap'); return derive(this, (n) => { push(n.stages, ['flatMap', fn]); }); },
+  distinct() { return derive(this, (n) => { push(n.stages, ['distinct']); }); },
+  forEach(fn) { callable(fn, 'forEach'); return pt(execute(this, false), (items) => seq(items.length, (i) => fn(items[i], i))); },
+  count() { return aggregate(this, 'count'); },
+  exists() { return aggregate(this, 'exists'); },
+  sum(field) { return aggregate(this, 'sum', fieldName(this, field)); },
+  avg(field) { return aggregate(this, 'avg', fieldName(this, field)); },
+  get() { const d = QSTATE(this).d; return pt(execute(this, true), (items) => { if (!items.length) throw notFound(d.name); return items[0]; }); },
+  optional() { return pt(execute(this, true), (items) => items.length ? items[0] : null); },
+  modify(fn) {
+    callable(fn, 'modify');
+    return pt(execute(this, false), (items) => pt(seq(items.length, (i) => fn(items[i])), () => items.length));
+  },
+  toJSON() { throw new OTypeError('a query becomes JSON only as the result of a script (or inside it)'); },
+};
+const fieldName = (q, f) => {
+  const m = FIELDFN.get(f);
+  if (m !== undefined) return m[1].name;
+  if (typeof f === 'string') return f;
+  throw new OTypeError('pass a field, such as sum(' + QSTATE(q).d.name + '.amount)');
+};
+
+// Static side and prototypes of one model.
+const buildModel = (app, d) => {
+  d.byName = new OMap();
+  for (let i = 0; i < d.fields.length; i++) { d.fields[i].i = i; d.byName.set(d.fields[i].name, d.fields[i]); }
+  const proto = OObject.create(null);
+  const linkProto = OObject.create(null);
+  const queryProto = OObject.create(null);
+  const qm = keys(queryMethods);
+  for (let i = 0; i < qm.length; i++) defProp(queryProto, qm[i], { value: queryMethods[qm[i]] });
+  const filterMethod = (name, op) => function (v) {
+    const f = name === 'id' || name === 'created' || name === 'modified' ? null : d.byName.get(name);
+    const value = f !== null && f.type === 'link' ? idOf(v, f.model) : storeForm(f || { type: name === 'id' ? 'id' : 'timestamp' }, v);
+    return derive(this, (n) => { push(n.w, [name, op, value]); n.filtered = true; });
+  };
+  const queryable = ['id', 'created', 'modified'];
+  for (let i = 0; i < d.fields.length; i++) if (d.fields[i].q) push(queryable, d.fields[i].name);
+  for (let i = 0; i < queryable.length; i++) {
+    const n = queryable[i];
+    // A field named like a query method (count, get, limit…) keeps the method; its ranges stay.
+    if (!hasOwn(queryProto, n)) defProp(queryProto, n, { value: filterMethod(n, 'eq') });
+    defProp(queryProto, n + '_gt', { value: filterMethod(n, 'gt') });
+    defProp(queryProto, n + '_gte', { value: filterMethod(n, 'gte') });
+    defProp(queryProto, n + '_lt', { value: filterMethod(n, 'lt') });
+    defProp(queryProto, n + '_lte', { value: filterMethod(n, 'lte') });
+  }
+  d.queryProto = freeze(queryProto);
+  const all = () => newQuery(d, baseQuery(d));
+
+  // Instance accessors.
+  defProp(proto, 'id', { get() { return ISTATE(this).v[0]; }, enumerable: true });
+  defProp(proto, 'created', { get() { return new LDate(ISTATE(this).v[1]); }, enumerable: true });
+  defProp(proto, 'modified', { get() { return new LDate(ISTATE(this).v[2]); }, enumerable: true });
+  for (let i = 0; i < d.fields.length; i++) {
+    const f = d.fields[i];
+    defProp(proto, f.name, { enumerable: true,
+      get() { const s = ISTATE(this); return readValue(app, f, s.v[4 + i], s); },
+      set(v) { setField(ISTATE(this), f, v); } });
+  }
+  const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
+  method('remove', { value: function () {
+    const s = ISTATE(this);
+    if (s.st === 2) return;
+    const wasNew = s.st === 0;
+    s.wasStored = !wasNew;
+    s.st = 2;
+    if (!s.pending) { s.pending = true; push(uow().pend, s); }
+  } });
+  method('copy', { value: function () {
+    const s = ISTATE(this);
+    const row = apply(A.slice, s.v, []);
+    const t = stamp();
+    row[0] = app.ch('id', d.name); row[1] = t; row[2] = t;
+    for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[4 + j] = null;
+    const c = makeInstance(d, row, 0);
+    const cs = ISTATE(c); cs.pending = true; push(uow().pend, cs);
+    return c;
+  } });
+  method('copyable', { get() { return !d.fields.some((f) => (f.type === 'uid' || f.unique) && !f.optional); } });
+  if (d.container !== null) {
+    method(d.ckey, { value: function () { return makeLink(app, d.container, ISTATE(this).v[3]); } });
+  }
+  method('toJSON', { value: function () { return outValue(this, 0); } });
+  d.proto = freeze(proto);
+
+  // Link accessors: id, get, optional, exists, linked.
+  defProp(linkProto, 'id', { get() { return LSTATE(this).id; }, enumerable: true });
+  defProp(linkProto, 'get', { value: function () { return loadById(LSTATE(this).d, LSTATE(this).id, true); } });
+  defProp(linkProto, 'optional', { value: function () { return loadById(LSTATE(this).d, LSTATE(this).id, false); } });
+  defProp(linkProto, 'exists', { value: function () { return pt(loadById(LSTATE(this).d, LSTATE(this).id, false), (r) => r !== null); } });
+  defProp(linkProto, 'linked', { value: function () { return LSTATE(this).id !== null; } });
+  defProp(linkProto, 'toJSON', { value: function () { return LSTATE(this).id; } });
+  d.linkProto = freeze(linkProto);
+
+  // The model itself: new M(container?), M.get/optional/exists(id), M.all(), field queries, metadata.
+  const M = function (container) {
+    if (new.target === undefined) throw new OTypeError('create a record with new ' + d.name + '()');
+    const t = stamp();
+    const row = [app.ch('id', d.name), t, t, null];
+    if (d.container !== null) {
+      const c = container === undefined ? containerFor(d) : idOf(container, d.container);
+      if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.ckey + ')');
+      row[3] = c;
+    }
+    let wait = null;
+    for (let i = 0; i < d.fields.length; i++) {
+      const v = initValue(app, d, d.fields[i], row[3]);
+      if (isP(v)) { const at = row.length; push(row, null); wait = apply(then, v, [(x) => { row[at] = x; }]); }
+      else push(row, v);
+    }
+    const inst = makeInstance(d, row, 0);
+    const s = ISTATE(inst); s.pending = true; push(uow().pend, s);
+    // PostgreSQL: the next hierarchy value comes from a query; new M() then waits (generated code awaits it).
+    return wait === null ? inst : apply(then, wait, [() => inst]);
+  };
+  // A field may be called name or length: the function's own name and length give way to it.
+  if (d.byName.has('name')) delete M.name; else defProp(M, 'name', { value: d.name });
+  if (d.byName.has('length')) delete M.length;
+  const statics = {
+    all: all,
+    get: (id) => loadById(d, id, true),
+    optional: (id) => loadById(d, id, false),
+    exists: (id) => pt(loadById(d, id, false), (r) => r !== null),
+    asc: () => all().asc(),
+    desc: () => all().desc(),
+    grouping: undefined,
+  };
+  defProp(M, 'all', { value: statics.all, enumerable: true });
+  defProp(M, 'get', { value: statics.get, enumerable: true });
+  defProp(M, 'optional', { value: statics.optional, enumerable: true });
+  defProp(M, 'exists', { value: statics.exists, enumerable: true });
+  defProp(M, 'markdown', { value: (text) => new SafeHtml(app.ch('md', OString(text))), enumerable: false });
+  for (let i = 0; i < queryable.length; i++) {
+    const n = queryable[i];
+    const f = d.byName.get(n) || null;
+    if (n === 'id' || n === 'created' || n === 'modified') continue;
+    const ff = function (v) {
+      if (new.target !== undefined) return fieldValue(app, d, f, arguments);
+      return all()[n](v);
+    };
+    defProp(ff, 'name', { value: n });
+    fieldMeta(ff, app, d, f);
+    FIELDFN.set(ff, [d, f]);
+    if (!hasOwn(M, n)) defProp(M, n, { value: freeze(ff), enumerable: true });
+    for (const op of ['_gt', '_gte', '_lt', '_lte']) defProp(M, n + op, { value: (v) => all()[n + op](v), enumerable: false });
+  }
+  for (let i = 0; i < d.fields.length; i++) {
+    const f = d.fields[i];
+    if (f.q) continue;
+    const ff = function () {
+      if (new.target !== undefined) return fieldValue(app, d, f, arguments);
+      throw new OTypeError(d.name + '.' + f.name + ' is a ' + f.type + ' field, which cannot be queried');
+    };
+    defProp(ff, 'name', { value: f.name });
+    fieldMeta(ff, app, d, f);
+    FIELDFN.set(ff, [d, f]);
+    if (!hasOwn(M, f.name)) defProp(M, f.name, { value: freeze(ff), enumerable: true });
+  }
+  for (const n of ['id', 'created', 'modified']) {
+    for (const op of ['_gt', '_gte', '_lt', '_lte']) defProp(M, n + op, { value: (v) => all()[n + op](v), enumerable: false });
+  }
+  if (d.container !== null) {
+    defProp(M, d.ckey, { value: (c) => newQuery(d, baseQuery(d, idOf(c, d.container))), enumerable: true });
+    defProp(M, 'any' + d.container, { value: () => { const st = baseQuery(d); st.any = true; return newQuery(d, st); }, enumerable: true });
+  }
+  // Inline embedded types: new Order.Contact()
+  for (let i = 0; i < d.fields.length; i++) {
+    const f = d.fields[i];
+    if (f.type === 'embedded' && apply(S_.indexOf, f.emb, ['.']) > 0) {
+      const local = apply(S_.slice, f.emb, [apply(S_.indexOf, f.emb, ['.']) + 1]);
+      if (!hasOwn(M, local)) defProp(M, local, { value: buildEmbeddedCtor(app, app.embedded.get(f.emb)), enumerable: true });
+    }
+  }
+  app.ns[d.name] = freeze(M);
+  d.M = M;
+};
+const fieldMeta = (ff, app, d, f) => {
+  defProp(ff, 'label', { value: f.label, enumerable: true });
+  defProp(ff, 'placeholder', { value: f.placeholder === undefined ? null : f.placeholder, enumerable: true });
+  defProp(ff, 'about', { value: f.about === undefined ? null : f.about, enumerable: true });
+  defProp(ff, 'required', { value: !f.optional, enumerable: true });
+  defProp(ff, 'optional', { value: f.optional, enumerable: true });
+  if (f.type === 'options') {
+    for (let j = 0; j < f.values.length; j++) {
+      const v = f.values[j][0];
+      if (!hasOwn(ff, v)) defProp(ff, v, { value: v, enumerable: true });
+    }
+    defProp(ff, 'optionLabel', { value: (v) => { for (let j = 0; j < f.values.length; j++) if (f.values[j][0] === v) return f.values[j][1]; return null; } });
+  }
+};
+// new Model.field(…): a checked value of that field (geo from two numbers, rich text from a string).
+const fieldValue = (app, d, f, args) => {
+  let v = args[0];
+  if (f.type === 'geo' && args.length === 2) v = args[0] + ',' + args[1];
+  return readValue(app, f, check(d, f, storeForm(f, v)), null);
+};
+const initValue = (app, d, f, container) => {
+  if (f.list !== undefined && f.list !== null) return [];
+  if (f.type === 'map') return {};
+  // A hierarchy always starts after the last record (its only sensible default; the tasks blueprint relies on it).
+  if (f.type === 'hierarchy') {
+    const u = uow();
+    const key = d.name + '|' + container;
+    const mine = u.hier.get(key);
+    const v = mine !== undefined ? app.ch('hy', 'afterLast', mine) : app.ch('hl', d.name, container);
+    if (isP(v)) return apply(then, v, [(x) => { u.hier.set(key, x); return x; }]);
+    u.hier.set(key, v);
+    return v;
+  }
+  if (f.init === undefined || f.init === null || f.init === false) return f.type === 'boolean' && f.init === false ? false : null;
+  switch (f.type) {
+    case 'boolean': return false;
+    case 'integer': case 'double': return typeof f.init === 'number' ? f.init : 0;
+    case 'timestamp': return ODate.now();
+    case 'date': return apply(S_.slice, apply(ODate.prototype.toISOString, new ODate(), []), [0, 10]);
+    case 'options': return f.values.length ? f.values[0][0] : null;
+    case 'hierarchy': {
+      const u = uow();
+      const key = d.name + '|' + container;
+      const mine = u.hier.get(key);
+      const v = mine !== undefined ? app.ch('hy', 'afterLast', mine) : app.ch('hl', d.name, container);
+      u.hier.set(key, v);
+      return v;
+    }
+    default: return null;
+  }
+};
+const setField = (s, f, v) => {
+  const stored = check(s.d, f, storeForm(f, v));
+  if (s.st === 1 && f.type === 'uid' && stored === null) throw invalid(s.d.name, f.name, f.label + ' cannot be removed');
+  s.v[4 + f.i] = stored;
+  touch(s, f);
+};
+const loadById = (d, id, required) => {
+  if (id === null || id === undefined) { if (required) throw notFound(d.name); return null; }
+  if (typeof id !== 'string') id = idOf(id, d.name);
+  // A record of this request not written yet.
+  const u = uow();
+  for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[0] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
+  return pt(flush(false), () => pt(d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1 }), (rows) => {
+    if (!rows.length) { if (required) throw notFound(d.name); return null; }
+    return makeInstance(d, rows[0], 1);
+  }));
+};
+const instanceOfState = (s) => {
+  const inst = (cb) => withContainer(s.d, s.v[0], cb);
+  delete inst.name; delete inst.length;
+  OObject.setPrototypeOf(inst, s.d.proto);
+  IS.set(inst, s); INST.add(inst);
+  return inst;
+};
+
+// Output (OQ-10): records, links, queries and streams as JSON data; waits for queries.
+const outValue = (v, depth) => {
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return v;
+  if (depth > DEF.md) throw new ORangeError('the output nests too deep');
+  if (INST.has(v)) {
+    const s = ISTATE(v), d = s.d;
+    const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
+    const parts = [];
+    for (let i = 0; i < d.fields.length; i++) {
+      const f = d.fields[i];
+      if (f.prot) continue;
+      const x = outField(d.app, f, s.v[4 + i]);
+      o[f.name] = x;
+    }
+    return o;
+  }
+  if (LINKS.has(v)) return LSTATE(v).id;
+  if (HIER.has(v)) return v.value;
+  if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
+  if (EMB.has(v)) return embPlain(v);
+  if (QUERIES.has(v)) return pt(execute(v, false), (items) => outArray(items, depth));
+  if (typeof v === 'function' || DV.has(v) || SH.has(v)) return v;
+  if (isArray(v)) return outArray(v, depth);
+  const p = getProto(v);
+  if (p !== OP && p !== null) return v;
+  const ks = keys(v);
+  let copy = null;
+  const r = seq(ks.length, (i) => {
+    const k = ks[i], x = v[k];
+    if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return;
+    return pt(outValue(x, depth + 1), (y) => {
+      if (y !== x) { if (copy === null) copy = OObject.assign({}, v); copy[k] = y; }
+    });
+  });
+  return pt(r, () => copy === null ? v : copy);
+};
+const outArray = (a, depth) => {
+  let copy = null;
+  const r = seq(a.length, (i) => {
+    const x = a[i];
+    if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return;
+    return pt(outValue(x, depth + 1), (y) => {
+      if (y !== x) { if (copy === null) copy = apply(A.slice, a, []); copy[i] = y; }
+    });
+  });
+  return pt(r, () => copy === null ? a : copy);
+};
+const outField = (app, f, v) => {
+  if (v === null || v === undefined) return f.list !== undefined && f.list !== null ? [] : f.type === 'map' ? {} : null;
+  switch (f.type) {
+    case 'timestamp': return new LDate(v);
+    case 'markdown': return app.ch('md', v);
+    case 'geo': return { latitude: v.latitude, longitude: v.longitude };
+    default: return v;
+  }
+};
+// An endpoint's completion value: write what is pending (every record complete), then the output.
+const endpointOut = (v) => pt(flush(true), () => outValue(v, 0));
+// $lw_fs(o, 'title', args): a fluent setter on a record (m.title('x') sets and returns m), else a method call.
+const fluent = (o, k, ...args) => {
+  if (INST.has(o)) {
+    const s = ISTATE(o);
+    const f = s.d.byName.get(k);
+    if (f !== undefined && args.length === 1) { setField(s, f, args[0]); return o; }
+  }
+  const fn = o[k];
+  if (typeof fn !== 'function') throw new OTypeError(k + ' is not a function');
+  return apply(fn, o, args);
+};
+const APPS = new OWeakMap();
+const modelLink = (ns, model, id) => { const app = APPS.get(ns); if (app === undefined || !app.models.has(model)) throw new OTypeError('no model ' + model); return makeLink(app, model, id); };
+const installModels = (desc, ch) => {
+  const app = new App(desc, ch);
+  APPS.set(app.ns, app);
+  harden(app.ns);
+  app.models.forEach((d) => { harden(d.proto); harden(d.linkProto); harden(d.queryProto); });
+  app.embedded.forEach((t) => { if (t.proto) harden(t.proto); });
+  return app.ns;
+};
+const modelErrorInfo = (e) => {
+  const k = MERR.get(e);
+  if (k === undefined) return undefined;
+  return { kind: k === 1 ? 'notFound' : 'invalid', message: OString(e.message), messages: k === 2 ? e.messages : [] };
+};
+// What a view reads of a record (host copy): fields, links as {id, get}, hierarchy as {value, hasParent}.
+const viewValue = (v) => {
+  if (INST.has(v)) {
+    const s = ISTATE(v), d = s.d;
+    const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
+    for (let i = 0; i < d.fields.length; i++) {
+      const f = d.fields[i];
+      if (f.prot) continue;
+      o[f.name] = viewField(d.app, f, s.v[4 + i]);
+    }
+    return o;
+  }
+  if (LINKS.has(v)) { const s = LSTATE(v); return { id: s.id, get: s.id === null ? null : loadById(s.d, s.id, false) }; }
+  if (HIER.has(v)) return { value: v.value };
+  if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
+  if (EMB.has(v)) return embPlain(v);
+  if (QUERIES.has(v)) return execute(v, false);
+  return undefined;
+};
+const viewField = (app, f, v) => {
+  if (f.list !== undefined && f.list !== null) return v || [];
+  if (v === null || v === undefined) return f.type === 'map' ? {} : null;
+  switch (f.type) {
+    case 'timestamp': return new LDate(v);
+    case 'hierarchy': return { value: v };
+    case 'link': return { id: v, get: loadById(app.models.get(f.model), v, false) };
+    case 'html': case 'svg-icon': return new SafeHtml(v);
+    case 'markdown': return new SafeHtml(app.ch('md', v));
+    case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
+    default: return v;
+  }
+};
+const isModelish = (v) => INST.has(v) || LINKS.has(v) || HIER.has(v) || LISTS.has(v) || EMB.has(v) || QUERIES.has(v);
+`;

@@ -1,0 +1,326 @@
+/**
+ * One request's access to the data: the queries and writes the script runtime asks for (through
+ * the app's model channel), turned into parameterised SQL for the engine's dialect, and rows
+ * decoded into the values scripts see.
+ *
+ * A read session (GET, views, suppliers) uses the engine's reader and refuses writes; a write
+ * session (POST, PUT, DELETE) holds a write transaction from before the script runs until it is
+ * committed (success) or rolled back (any failure). SQL texts are cached per query shape.
+ */
+import { LanewayError } from '../diag/index.js';
+import { hierarchySortKey, renderMarkdown } from '../models/index.js';
+import { StoreError, type Dialect, type Engine, type Row, type SqlValue, type Writer } from './types.js';
+import { q, type FieldLayout, type TableLayout } from './tables.js';
+
+/** Most writes (creates, updates, removals) one request may make. */
+export const WRITE_LIMIT = 100;
+/** Results of an unordered query without `limit(n)`; `limit` may raise it to UNORDERED_MAX. */
+export const UNORDERED_CAP = 100;
+export const UNORDERED_MAX = 500;
+
+export type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte';
+
+/** A query as the script runtime describes it. */
+export interface QuerySpec {
+  /** Model name. */
+  m: string;
+  /** Field filters, ANDed: [field, op, value]. `id`, `created` and `modified` may be filtered too. */
+  w: Array<[string, FilterOp, unknown]>;
+  /** Container id: the children of one record. Absent: every record (top-level models, anyContainer). */
+  c?: string;
+  /** Explicit order; absent: natural order. */
+  o?: 'asc' | 'desc';
+  /** Most rows. */
+  l?: number;
+}
+
+export type WriteOp =
+  | ['i', string, string, number, number, string | null, Record<string, unknown>]
+  | ['u', string, string, number, Record<string, unknown>]
+  | ['d', string, string];
+
+const then = <T, R>(v: T | Promise<T>, f: (x: T) => R | Promise<R>): R | Promise<R> => (v instanceof Promise ? v.then(f) : f(v));
+
+function badQuery(message: string): LanewayError {
+  return new LanewayError('LW_MODEL_QUERY', message, { status: 500 });
+}
+
+/** The column a filter on `name` reads, and how to encode its value. */
+function filterColumn(t: TableLayout, name: string): { column: string; field?: FieldLayout } {
+  if (name === 'id' || name === 'created' || name === 'modified') return { column: name };
+  const f = t.byName.get(name);
+  if (!f) throw badQuery(`${t.model.name} has no field "${name}"`);
+  if (!f.queryable) throw badQuery(`${t.model.name}.${name} is a ${f.field.type}${f.field.list !== undefined ? ' list' : ''} field, which cannot be queried`);
+  return { column: f.field.type === 'hierarchy' ? f.extra! : f.column, field: f };
+}
+
+function toMs(v: unknown): number {
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === 'number') return v;
+  const t = Date.parse(String(v));
+  if (!Number.isFinite(t)) throw badQuery(`"${String(v)}" is not a time`);
+  return t;
+}
+
+/** A value for a column (filters and writes). */
+export function encodeValue(f: FieldLayout | undefined, name: string, v: unknown): SqlValue {
+  if (v === null || v === undefined) return null;
+  if (!f) return name === 'id' ? String(v) : toMs(v);
+  if (f.json) return JSON.stringify(v);
+  switch (f.field.type) {
+    case 'boolean':
+      return v === true || v === 1 || v === 'true' || v === '1' ? 1 : 0;
+    case 'integer':
+      return typeof v === 'bigint' ? v : Number(v);
+    case 'double':
+      return Number(v);
+    case 'timestamp':
+      return toMs(v);
+    case 'date':
+      return v instanceof Date ? v.toISOString().slice(0, 10) : String(v);
+    case 'link':
+      return typeof v === 'object' && v !== null && 'id' in v ? String((v as { id: unknown }).id) : String(v);
+    default:
+      return String(v);
+  }
+}
+
+function decodeRow(t: TableLayout, row: Row): unknown[] {
+  const out: unknown[] = [row[0], Number(row[1]), Number(row[2]), row[3]];
+  for (const f of t.fields) {
+    const v = row[f.index];
+    if (v === null) out.push(f.field.list !== undefined ? [] : f.field.type === 'map' ? {} : null);
+    else if (f.json) out.push(JSON.parse(String(v)));
+    else if (f.field.type === 'boolean') out.push(v === 1 || v === 1n);
+    else if (f.field.type === 'timestamp') out.push(Number(v));
+    else out.push(v);
+  }
+  return out;
+}
+
+export class DataSession {
+  readonly #engine: Engine;
+  readonly #tables: Map<string, TableLayout>;
+  readonly #sql: Map<string, string>;
+  readonly #writer: Writer | undefined;
+  /** Why writes are refused in a read session (for the error message). */
+  readonly #readOnly: string;
+  writes = 0;
+
+  constructor(engine: Engine, tables: Map<string, TableLayout>, sqlCache: Map<string, string>, writer: Writer | undefined, readOnly = '') {
+    this.#engine = engine;
+    this.#tables = tables;
+    this.#sql = sqlCache;
+    this.#writer = writer;
+    this.#readOnly = readOnly;
+  }
+
+  get dialect(): Dialect {
+    return this.#engine.dialect;
+  }
+
+  #table(m: string): TableLayout {
+    const t = this.#tables.get(m);
+    if (!t) throw badQuery(`there is no model ${m}`);
+    return t;
+  }
+
+  #all(sql: string, params: SqlValue[]): Row[] | Promise<Row[]> {
+    if (this.#engine.dialect === 'postgres') {
+      let n = 0;
+      sql = sql.replace(/\?/g, () => `$${++n}`);
+    }
+    return (this.#writer ?? this.#engine.reader).all(sql, params);
+  }
+
+  #where(t: TableLayout, spec: QuerySpec, params: SqlValue[]): string {
+    const conds: string[] = [];
+    if (spec.c !== undefined) {
+      conds.push('"container" = ?');
+      params.push(spec.c);
+    }
+    for (const [name, op, value] of spec.w) {
+      const { column, field } = filterColumn(t, name);
+      let v = encodeValue(field, name, value);
+      if (field?.field.type === 'hierarchy' && typeof v === 'string') v = hierarchySortKey(v);
+      if (v === null) {
+        if (op !== 'eq') throw badQuery(`${t.model.name}.${name}_${op}(null) compares with nothing: pass a value`);
+        conds.push(`${q(column)} IS NULL`);
+        continue;
+      }
+      conds.push(`${q(column)} ${op === 'eq' ? '=' : op === 'gt' ? '>' : op === 'gte' ? '>=' : op === 'lt' ? '<' : '<='} ?`);
+      params.push(v);
+    }
+    return conds.length ? ' WHERE ' + conds.join(' AND ') : '';
+  }
+
+  #order(t: TableLayout, spec: QuerySpec): string {
+    const desc = spec.o === 'desc';
+    const dir = desc ? ' DESC' : '';
+    const first = t.orderColumn ? `${q(t.orderColumn)}${desc ? ' DESC NULLS LAST' : ' NULLS FIRST'}, ` : '';
+    return ` ORDER BY ${first}"created"${dir}, "id"${dir}`;
+  }
+
+  /** Rows of a query, decoded (id, created, modified, container, then the fields in order). */
+  select(spec: QuerySpec): unknown[][] | Promise<unknown[][]> {
+    const t = this.#table(spec.m);
+    const params: SqlValue[] = [];
+    const where = this.#where(t, spec, params);
+    const key = `s|${this.#writer ? 'w' : 'r'}|${spec.m}|${where}|${spec.o ?? ''}|${spec.l === undefined ? '' : 'l'}`;
+    let sql = this.#sql.get(key);
+    if (sql === undefined) {
+      sql = `SELECT ${t.select} FROM ${q(t.table)}${where}${this.#order(t, spec)}${spec.l === undefined ? '' : ' LIMIT ?'}`;
+      // PostgreSQL: a write transaction locks the rows it reads, so read-modify-write (c.count += 1)
+      // of concurrent requests never loses an update (SQLite has one writer at a time already).
+      if (this.#writer && this.#engine.dialect === 'postgres') sql += ' FOR UPDATE';
+      this.#sql.set(key, sql);
+    }
+    if (spec.l !== undefined) params.push(spec.l);
+    return then(this.#all(sql, params), (rows) => rows.map((r) => decodeRow(t, r)));
+  }
+
+  /** count, exists, sum(field), avg(field) of a query (after its limit). */
+  aggregate(spec: QuerySpec, kind: 'count' | 'exists' | 'sum' | 'avg', field?: string): number | boolean | null | Promise<number | boolean | null> {
+    const t = this.#table(spec.m);
+    const params: SqlValue[] = [];
+    const where = this.#where(t, spec, params);
+    let column = '';
+    if (kind === 'sum' || kind === 'avg') {
+      const f = t.byName.get(field ?? '');
+      if (!f || (f.field.type !== 'integer' && f.field.type !== 'double') || f.field.list !== undefined) {
+        throw badQuery(`${kind}() needs a number field of ${t.model.name}, such as ${t.model.name}.${t.fields.find((x) => x.field.type === 'integer' || x.field.type === 'double')?.field.name ?? 'amount'}`);
+      }
+      column = f.column;
+    }
+    const inner = spec.l !== undefined || kind === 'exists';
+    const limit = kind === 'exists' ? 1 : spec.l;
+    const what = kind === 'count' ? 'COUNT(*)' : kind === 'exists' ? '1' : kind === 'sum' ? `COALESCE(SUM(${q(column)}), 0)` : `AVG(${q(column)})`;
+    let sql: string;
+    if (kind === 'exists') sql = `SELECT 1 FROM ${q(t.table)}${where} LIMIT ?`;
+    else if (inner) {
+      const sel = kind === 'count' ? '1' : q(column);
+      sql = `SELECT ${what.replace(q(column), 'x')} FROM (SELECT ${sel} AS x FROM ${q(t.table)}${where}${this.#order(t, spec)} LIMIT ?) AS sub`;
+      if (kind === 'count') sql = `SELECT COUNT(*) FROM (SELECT 1 AS x FROM ${q(t.table)}${where}${this.#order(t, spec)} LIMIT ?) AS sub`;
+    } else sql = `SELECT ${what} FROM ${q(t.table)}${where}`;
+    if (inner) params.push(limit!);
+    return then(this.#all(sql, params), (rows) => {
+      if (kind === 'exists') return rows.length > 0;
+      const v = rows[0]?.[0] ?? null;
+      if (v === null) return kind === 'sum' ? 0 : null;
+      return Number(v);
+    });
+  }
+
+  /** Creates, updates and removals, in order, inside the request's transaction. */
+  write(ops: WriteOp[]): void | Promise<void> {
+    const w = this.#writer;
+    if (!w) {
+      throw new LanewayError('LW_MODEL_READ_ONLY', `${this.#readOnly || 'this request'} cannot change data: only POST, PUT and DELETE scripts write (REFERENCE §2.4)`, { status: 500 });
+    }
+    this.writes += ops.length;
+    if (this.writes > WRITE_LIMIT) {
+      throw new LanewayError('LW_MODEL_WRITE_LIMIT', `a request may make at most ${WRITE_LIMIT} writes (creates, updates and removals); this one made ${this.writes}`, { status: 500 });
+    }
+    let chain: void | Promise<void> = undefined;
+    for (const op of ops) chain = then(chain, () => this.#op(w, op));
+    return chain;
+  }
+
+  #run(w: Writer, sql: string, params: SqlValue[]): number | Promise<number> {
+    if (this.#engine.dialect === 'postgres') {
+      let n = 0;
+      sql = sql.replace(/\?/g, () => `$${++n}`);
+    }
+    try {
+      const r = w.run(sql, params);
+      return r instanceof Promise ? r.catch((e) => { throw this.#conflict(e, sql); }) : r;
+    } catch (e) {
+      throw this.#conflict(e, sql);
+    }
+  }
+
+  /** A unique-index conflict becomes a 409 naming the field. */
+  #conflict(e: unknown, sql: string): unknown {
+    if (!(e instanceof StoreError) || e.code !== 'LW_STORE_UNIQUE') return e;
+    const table = /"lw_(\w+)"/.exec(sql)?.[1] ?? '';
+    const t = this.#tables.get(table);
+    const c = e.constraint ?? '';
+    const name = /f_(\w+)/.exec(c)?.[1] ?? (t ? new RegExp(`^lw_${table}_(\\w+)_u$`).exec(c)?.[1] : undefined);
+    const field = name && t?.byName.get(name)?.field;
+    return new LanewayError(
+      'LW_MODEL_UNIQUE',
+      field ? `another ${table} has this ${field.label} already ("${field.name}" is unique)` : `another ${table} has the same unique value`,
+      { status: 409 },
+    );
+  }
+
+  #columns(t: TableLayout, values: Record<string, unknown>): Array<[string, SqlValue]> {
+    const out: Array<[string, SqlValue]> = [];
+    for (const name of Object.keys(values)) {
+      const f = t.byName.get(name);
+      if (!f) throw badQuery(`${t.model.name} has no field "${name}"`);
+      const v = encodeValue(f, name, values[name]);
+      out.push([f.column, v]);
+      if (f.field.type === 'hierarchy') out.push([f.extra!, typeof v === 'string' ? hierarchySortKey(v) : null]);
+      else if (f.field.type === 'markdown') out.push([f.extra!, typeof v === 'string' ? renderMarkdown(v) : null]);
+    }
+    return out;
+  }
+
+  #op(w: Writer, op: WriteOp): void | Promise<void> {
+    const t = this.#table(op[1]);
+    if (op[0] === 'i') {
+      const cols = this.#columns(t, op[6]);
+      const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
+      const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      return then(this.#run(w, sql, [op[2], op[3], op[4], op[5], ...cols.map((c) => c[1])]), () => undefined);
+    }
+    if (op[0] === 'u') {
+      const cols = this.#columns(t, op[4]);
+      const uids = t.fields.filter((f) => f.field.type === 'uid' && f.field.name in op[4]);
+      const record = (): void | Promise<void> => {
+        if (!uids.length) return;
+        // Old uid values answer 301 to the current one (REFERENCE §3.2).
+        const rows = this.#all(`SELECT ${uids.map((f) => q(f.column)).join(', ')} FROM ${q(t.table)} WHERE "id" = ?`, [op[2]]);
+        return then(rows, (r) => {
+          let chain: void | Promise<void> = undefined;
+          uids.forEach((f, i) => {
+            const old = r[0]?.[i];
+            if (typeof old !== 'string' || old === op[4][f.field.name]) return;
+            chain = then(chain, () => then(this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?', [t.model.name, f.field.name, old]), () =>
+              then(this.#run(w, 'INSERT INTO "lw__uid" ("model", "field", "value", "id") VALUES (?, ?, ?, ?)', [t.model.name, f.field.name, old, op[2]]), () => undefined)));
+          });
+          return chain;
+        });
+      };
+      return then(record(), () => {
+        const set = [...cols.map((c) => `${q(c[0])} = ?`), '"modified" = ?'].join(', ');
+        return then(this.#run(w, `UPDATE ${q(t.table)} SET ${set} WHERE "id" = ?`, [...cols.map((c) => c[1]), op[3], op[2]]), () => undefined);
+      });
+    }
+    // Removal: refused while the record contains children (no cascades, ever).
+    const children = [...this.#tables.values()].filter((c) => c.model.container === t.model.name);
+    let chain: void | Promise<void> = undefined;
+    for (const c of children) {
+      chain = then(chain, () =>
+        then(this.#all(`SELECT 1 FROM ${q(c.table)} WHERE "container" = ? LIMIT 1`, [op[2]]), (rows) => {
+          if (rows.length) {
+            throw new LanewayError('LW_MODEL_HAS_CHILDREN', `this ${t.model.name} still contains ${c.model.name} records: remove them first`, { status: 409 });
+          }
+        }),
+      );
+    }
+    return then(chain, () =>
+      then(this.#run(w, `DELETE FROM ${q(t.table)} WHERE "id" = ?`, [op[2]]), () =>
+        then(this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "id" = ?', [t.model.name, op[2]]), () => undefined),
+      ),
+    );
+  }
+
+  /** The current record of an old uid value (for 301 answers), or undefined. */
+  oldUid(model: string, field: string, value: string): string | undefined | Promise<string | undefined> {
+    return then(this.#all('SELECT "id" FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?', [model, field, value]), (r) =>
+      r.length ? String(r[0]![0]) : undefined,
+    );
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The embedded engine: one SQLite file through better-sqlite3 (synchronous: no Promise per query).
+ *
+ * - Two connections per process: a reader (statements outside transactions; in WAL mode it never
+ *   waits for a writer) and a writer (every write transaction, `BEGIN IMMEDIATE`).
+ * - WAL journal, `synchronous=NORMAL` (a committed transaction survives a killed process; a power
+ *   loss may lose the last ones, never corrupt the file).
+ * - Write transactions of this process queue up in order (an async queue), and when another
+ *   process holds the write lock, `BEGIN IMMEDIATE` is retried with a growing pause: a waiting
+ *   writer never blocks the event loop (busy_timeout is 0 on the writer).
+ * - Prepared statements are cached per connection by their SQL text.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreError, type Engine, type Reader, type Row, type SqlValue, type Writer } from './types.js';
+
+type Db = Database.Database;
+type Statement = Database.Statement<unknown[], unknown>;
+
+/** Longest time a write transaction waits for another process's lock before answering 503. */
+const LOCK_WAIT_MS = 10_000;
+
+class Statements {
+  readonly #db: Db;
+  readonly #cache = new Map<string, Statement>();
+  constructor(db: Db) {
+    this.#db = db;
+  }
+  get(sql: string): Statement {
+    let s = this.#cache.get(sql);
+    if (!s) {
+      s = this.#db.prepare(sql);
+      if (s.reader) s.raw(true);
+      if (this.#cache.size > 2000) this.#cache.clear();
+      this.#cache.set(sql, s);
+    }
+    return s;
+  }
+}
+
+function mapError(e: unknown): StoreError {
+  if (e instanceof StoreError) return e;
+  const err = e as { code?: string; message?: string };
+  const message = String(err?.message ?? e);
+  if (err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    // "UNIQUE constraint failed: lw_Task.container, lw_Task.f_slug" → the column list.
+    const m = /failed: (.*)$/.exec(message);
+    return new StoreError('LW_STORE_UNIQUE', message, m?.[1]);
+  }
+  if (err?.code === 'SQLITE_BUSY' || err?.code === 'SQLITE_LOCKED') return new StoreError('LW_STORE_CONFLICT', message);
+  if (err?.code === 'SQLITE_CANTOPEN' || err?.code === 'SQLITE_READONLY' || err?.code === 'SQLITE_FULL' || err?.code === 'SQLITE_IOERR') {
+    return new StoreError('LW_STORE_UNAVAILABLE', message);
+  }
+  return new StoreError('LW_STORE_QUERY', message);
+}
+
+function all(st: Statements, sql: string, params: readonly SqlValue[]): Row[] {
+  try {
+    return st.get(sql).all(...params) as Row[];
+  } catch (e) {
+    throw mapError(e);
+  }
+}
+
+function run(st: Statements, sql: string, params: readonly SqlValue[]): number {
+  try {
+    const s = st.get(sql);
+    if (s.reader) {
+      s.all(...params);
+      return 0;
+    }
+    return s.run(...params).changes;
+  } catch (e) {
+    throw mapError(e);
+  }
+}
+
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Opens (creating when needed) the database file `file`; its directory is created too. */
+export function openSqlite(file: string): Engine {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let writerDb: Db;
+  let readerDb: Db;
+  try {
+    writerDb = new Database(file);
+    writerDb.pragma('journal_mode = WAL');
+    writerDb.pragma('synchronous = NORMAL');
+    writerDb.pragma('busy_timeout = 0');
+    writerDb.pragma('foreign_keys = OFF');
+    readerDb = new Database(file);
+    readerDb.pragma('busy_timeout = 250');
+  } catch (e) {
+    throw new StoreError('LW_STORE_UNAVAILABLE', `cannot open the database file ${file}: ${(e as Error).message}`);
+  }
+  const writes = new Statements(writerDb);
+  const reads = new Statements(readerDb);
+  let queue: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  const reader: Reader = { all: (sql, params) => all(reads, sql, params) };
+
+  /** Takes this process's turn, then the file's write lock (retrying while another process has it). */
+  async function acquire(): Promise<() => void> {
+    let release!: () => void;
+    const turn = new Promise<void>((r) => (release = r));
+    const before = queue;
+    queue = queue.then(() => turn);
+    await before;
+    if (closed) {
+      release();
+      throw new StoreError('LW_STORE_UNAVAILABLE', 'the database is closed');
+    }
+    const started = Date.now();
+    for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+      try {
+        writerDb.exec('BEGIN IMMEDIATE');
+        return release;
+      } catch (e) {
+        const err = mapError(e);
+        if (err.code !== 'LW_STORE_CONFLICT' || Date.now() - started > LOCK_WAIT_MS) {
+          release();
+          throw err.code === 'LW_STORE_CONFLICT'
+            ? new StoreError('LW_STORE_UNAVAILABLE', `another process has held the database's write lock for more than ${LOCK_WAIT_MS / 1000} s`)
+            : err;
+        }
+        await pause(wait);
+      }
+    }
+  }
+
+  function writer(release: () => void): Writer {
+    let open = true;
+    const end = (sql: string): void => {
+      if (!open) return;
+      open = false;
+      try {
+        if (writerDb.inTransaction) writerDb.exec(sql);
+      } finally {
+        release();
+      }
+    };
+    return {
+      all: (sql, params) => all(writes, sql, params),
+      run: (sql, params) => run(writes, sql, params),
+      commit: () => {
+        try {
+          end('COMMIT');
+        } catch (e) {
+          try {
+            if (writerDb.inTransaction) writerDb.exec('ROLLBACK');
+          } catch {
+            /* the transaction is gone either way */
+          }
+          throw mapError(e);
+        }
+      },
+      rollback: () => {
+        try {
+          end('ROLLBACK');
+        } catch {
+          /* never throws */
+        }
+      },
+    };
+  }
+
+  return {
+    dialect: 'sqlite',
+    reader,
+    begin: async () => writer(await acquire()),
+    async withSchemaLock(fn) {
+      const w = writer(await acquire());
+      try {
+        const r = await fn(w);
+        w.commit();
+        return r;
+      } catch (e) {
+        w.rollback();
+        throw e;
+      }
+    },
+    async close() {
+      closed = true;
+      await queue;
+      readerDb.close();
+      writerDb.close();
+    },
+  };
+}
