@@ -63,7 +63,8 @@ export function walkApp(root: string, diagnostics: DiagnosticList): { files: Wal
         isFile = st.isFile();
       }
       if (isDir) {
-        if (SKIPPED_DIRS.has(name)) continue;
+        // Dot-directories (the data directory .laneway, .git…) are never walked, except /.well-known.
+        if (SKIPPED_DIRS.has(name) || (name.startsWith('.') && name !== '.well-known')) continue;
         const childReal = entry.isSymbolicLink() ? real : join(realDir, entry.name);
         if (ancestors.has(childReal)) {
           diagnostics.warn('LW_APP_SYMLINK_OUTSIDE', 'symbolic link leads back to one of its own ancestors; ignored', path);

@@ -15,6 +15,7 @@ Commands:
   serve DIR     serve the app in DIR over HTTP
   check DIR     compile the app in DIR and list every problem
   routes DIR    print the route table of the app in DIR
+  migrate DIR   bring the database to the model definitions (--accept for changes that lose data)
 
 Options:
   -h, --help     show help (also: laneway <command> --help)
@@ -31,6 +32,9 @@ Options:
   --watch            reload the app when a file of DIR changes (a reload with errors
                      prints them and keeps serving the last good version)
   --body-limit BYTES largest request body accepted (default 1048576); larger ones get 413
+  --data DIR         data directory of the SQLite database (default: $LANEWAY_DATA, else
+                     DIR/.laneway; add .laneway/ to .gitignore)
+  --database URL     use PostgreSQL (postgres://…) instead of SQLite (default: $DATABASE_URL)
   -h, --help         show this help
 
 Exits 1, listing the problems, when the app does not compile. SIGTERM and SIGINT stop
@@ -40,6 +44,12 @@ accepting connections, let requests in flight finish (up to 10 s), then exit 0.`
 Compiles the whole app and prints every problem, one per line, as
   relative/path:line:column: message [CODE]
 then a summary. Exits 0 when there are no errors (warnings alone do not fail), 1 otherwise.`,
+  migrate: `Usage: laneway migrate DIR [--accept] [--data DIR] [--database URL]
+
+Applies the model definitions of DIR to its database. Additive changes (new models, new
+optional fields, new indexes) are applied at every start anyway; changes that could lose or
+narrow data (a removed field, a changed type, a field made required) are listed, and applied
+only with --accept. Back up the data first (docs/data.md).`,
   routes: `Usage: laneway routes DIR [--json]
 
 Prints the route table: method, URL pattern, source file and kind
@@ -101,6 +111,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         watch: { type: 'boolean' },
         'body-limit': { type: 'string' },
         json: { type: 'boolean' },
+        data: { type: 'string' },
+        database: { type: 'string' },
+        accept: { type: 'boolean' },
       },
       strict: true,
     });
@@ -141,6 +154,27 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 1;
   }
 
+  const dataOptions = {
+    ...(values.data ? { dataDir: resolve(values.data) } : {}),
+    ...(values.database ? { databaseUrl: values.database } : {}),
+  };
+  if (command === 'migrate') {
+    if (!app.data) {
+      io.out('laneway migrate: the app defines no models (/📦/); nothing to do');
+      return 0;
+    }
+    try {
+      await app.data.open(dir, { ...dataOptions, accept: values.accept ?? false });
+    } catch (err) {
+      io.err(`laneway migrate: ${(err as Error).message}`);
+      return 1;
+    }
+    const applied = app.data.store!.migration.applied;
+    io.out(applied.length ? applied.map((c) => `${c.model}: ${c.description}`).join('\n') : 'the database matches the definitions');
+    await app.data.close();
+    return 0;
+  }
+
   if (command === 'routes') {
     const routes = app.routes();
     if (values.json) {
@@ -168,6 +202,15 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`laneway serve: --log must be pretty, json or off`);
     return 2;
   }
+  if (app.data) {
+    try {
+      await app.data.open(dir, dataOptions);
+    } catch (err) {
+      io.err(`laneway serve: ${(err as Error).message}`);
+      return 1;
+    }
+  }
+  let current = app;
   const server = createServer(app, { log });
   let address;
   try {
@@ -176,7 +219,19 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`laneway serve: cannot listen on ${values.host ?? '127.0.0.1'}:${portNumber}: ${(err as Error).message}`);
     return 1;
   }
-  const unwatch = values.watch ? watchApp(dir, () => loadApp(dir, { dev: values.dev ?? false, bodyLimit }), (next) => server.replace(next), io) : undefined;
+  const unwatch = values.watch ? watchApp(dir, () => loadApp(dir, { dev: values.dev ?? false, bodyLimit }), (next) => {
+    // The reloaded app gets its own store connection (the schema may have changed); the old one closes.
+    const previous = current;
+    const ready = next.data ? next.data.open(dir, dataOptions) : Promise.resolve();
+    ready.then(
+      () => {
+        current = next;
+        server.replace(next);
+        void previous.data?.close();
+      },
+      (err: Error) => io.err(`laneway serve: the reloaded app's database could not be opened: ${err.message}; still serving the last good version`),
+    );
+  }, io) : undefined;
   // Handlers first, then the line that tells a supervisor the server is ready.
   const stopped = new Promise<number>((resolveExit) => {
     let stopping = false;
@@ -184,7 +239,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       if (stopping) return;
       stopping = true;
       unwatch?.();
-      server.close().then(() => resolveExit(0));
+      server.close().then(() => current.data?.close()).then(() => resolveExit(0));
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

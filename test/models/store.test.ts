@@ -145,3 +145,32 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('the data directory and migrations (laneway serve / migrate)', () => {
+  it('keeps the SQLite file in .laneway/, never served; a narrowing change refuses to start until migrate --accept', async () => {
+    const { writeApp } = await import('../helpers.js');
+    const { spawnSync } = await import('node:child_process');
+    const { existsSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = writeApp({ '📦/🌐Note.yaml': 'title: string\nbody?: string\n', 'notes/POST.js': "import {Note} from '📦';\nnew Note().title('t').body('b');\n({});\n" });
+    const s = await serve(dir);
+    try {
+      assert.equal((await s.request('POST', '/notes', FORM_H, '')).status, 200);
+      assert.ok(existsSync(join(dir, '.laneway', 'laneway.db')));
+      assert.equal((await s.get('/.laneway/laneway.db')).status, 404);
+    } finally {
+      await s.close();
+    }
+    writeFileSync(join(dir, '📦', '🌐Note.yaml'), 'title: string\n');
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'laneway');
+    const refused = spawnSync(process.execPath, [bin, 'migrate', dir], { encoding: 'utf8' });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /Note: field "body" removed/);
+    assert.match(refused.stderr, /laneway migrate <app dir> --accept/);
+    const accepted = spawnSync(process.execPath, [bin, 'migrate', dir, '--accept'], { encoding: 'utf8' });
+    assert.equal(accepted.status, 0, accepted.stderr);
+    assert.match(accepted.stdout, /field "body" removed/);
+    const again = spawnSync(process.execPath, [bin, 'migrate', dir], { encoding: 'utf8' });
+    assert.match(again.stdout, /matches the definitions/);
+  });
+});
