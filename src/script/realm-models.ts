@@ -187,6 +187,7 @@ const readValue = (app, f, v, owner) => {
     if (owner === null) return freeze(apply(A.slice, v || [], []));
     return new ValueList(owner, f, v);
   }
+  if (f.type === 'link') return makeLink(app, f.model, v === undefined ? null : v);
   if (v === null || v === undefined) return f.type === 'map' ? freeze({}) : null;
   switch (f.type) {
     case 'timestamp': return new LDate(v);
@@ -310,6 +311,11 @@ const baseQuery = (d, explicitContainer) => {
   const st = { d: d, w: [], c: undefined, o: undefined, l: undefined, stages: [], filtered: false, any: false };
   if (d.container !== null) {
     if (explicitContainer !== undefined) st.c = explicitContainer;
+    else {
+      // Made inside list(() => …): the container is the one selected now, even if the query runs later.
+      const u = uow();
+      for (let i = u.inCb.length - 1; i >= 0; i--) if (u.inCb[i][0] === d.container) { st.c = u.inCb[i][1]; break; }
+    }
   }
   return st;
 };
@@ -320,7 +326,7 @@ const derive = (q, change) => {
   return newQuery(n.d, n);
 };
 // The spec sent to the store, and the cap of unordered queries.
-const specOf = (s, extraLimit) => {
+const specOf = (s, extraLimit, noCap) => {
   const d = s.d;
   let c = s.c;
   if (d.container !== null && c === undefined && !s.any) {
@@ -331,7 +337,7 @@ const specOf = (s, extraLimit) => {
   if (c !== undefined) spec.c = c;
   if (s.o !== undefined) spec.o = s.o;
   let l = s.l;
-  if (s.filtered && s.o === undefined) {
+  if (s.filtered && s.o === undefined && !noCap) {
     if (l === undefined) l = 100;
     else if (l > 500) throw new ORangeError('an unordered query returns at most 500 records: add asc() or desc() to order it, or lower limit(' + l + ')');
   }
@@ -380,9 +386,16 @@ const runStages = (items, stages, k) => {
 const aggregate = (q, kind, field) => {
   const s = QSTATE(q);
   if (s.stages.length) {
-    return pt(execute(q, false), (items) => kind === 'count' ? items.length : kind === 'exists' ? items.length > 0 : null);
+    return pt(execute(q, false), (items) => {
+      if (kind === 'count') return items.length;
+      if (kind === 'exists') return items.length > 0;
+      // sum/avg after stages: over the records that remain (a mapped stream has no fields to add).
+      let total = 0, n = 0;
+      for (let i = 0; i < items.length; i++) { if (!INST.has(items[i])) continue; const v = items[i][field]; if (typeof v === 'number') { total += v; n++; } }
+      return kind === 'sum' ? total : n ? total / n : null;
+    });
   }
-  return pt(flush(false), () => s.d.app.ch('a', specOf(s), kind, field));
+  return pt(flush(false), () => s.d.app.ch('a', specOf(s, undefined, s.l === undefined), kind, field));
 };
 const queryMethods = {
   asc() { return derive(this, (n) => { n.o = 'asc'; }); },
@@ -426,7 +439,7 @@ const buildModel = (app, d) => {
   for (let i = 0; i < qm.length; i++) defProp(queryProto, qm[i], { value: queryMethods[qm[i]] });
   const filterMethod = (name, op) => function (v) {
     const f = name === 'id' || name === 'created' || name === 'modified' ? null : d.byName.get(name);
-    const value = f !== null && f.type === 'link' ? idOf(v, f.model) : storeForm(f || { type: name === 'id' ? 'id' : 'timestamp' }, v);
+    const value = v === null || v === undefined ? null : f !== null && f.type === 'link' ? idOf(v, f.model) : storeForm(f || { type: name === 'id' ? 'id' : 'timestamp' }, v);
     return derive(this, (n) => { push(n.w, [name, op, value]); n.filtered = true; });
   };
   const queryable = ['id', 'created', 'modified'];
