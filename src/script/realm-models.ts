@@ -538,6 +538,8 @@ const buildModel = (app, d) => {
   defProp(M, 'get', { value: statics.get, enumerable: true });
   defProp(M, 'optional', { value: statics.optional, enumerable: true });
   defProp(M, 'exists', { value: statics.exists, enumerable: true });
+  if (!d.byName.has('asc')) defProp(M, 'asc', { value: statics.asc, enumerable: true });
+  if (!d.byName.has('desc')) defProp(M, 'desc', { value: statics.desc, enumerable: true });
   defProp(M, 'markdown', { value: (text) => new SafeHtml(app.ch('md', OString(text))), enumerable: false });
   for (let i = 0; i < queryable.length; i++) {
     const n = queryable[i];
