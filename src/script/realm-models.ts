@@ -532,7 +532,6 @@ const buildModel = (app, d) => {
     exists: (id) => pt(loadById(d, id, false), (r) => r !== null),
     asc: () => all().asc(),
     desc: () => all().desc(),
-    grouping: undefined,
   };
   defProp(M, 'all', { value: statics.all, enumerable: true });
   defProp(M, 'get', { value: statics.get, enumerable: true });
@@ -625,14 +624,6 @@ const initValue = (app, d, f, container) => {
     case 'timestamp': return ODate.now();
     case 'date': return apply(S_.slice, apply(ODate.prototype.toISOString, new ODate(), []), [0, 10]);
     case 'options': return f.values.length ? f.values[0][0] : null;
-    case 'hierarchy': {
-      const u = uow();
-      const key = d.name + '|' + container;
-      const mine = u.hier.get(key);
-      const v = mine !== undefined ? app.ch('hy', 'afterLast', mine) : app.ch('hl', d.name, container);
-      u.hier.set(key, v);
-      return v;
-    }
     default: return null;
   }
 };
@@ -668,7 +659,6 @@ const outValue = (v, depth) => {
   if (INST.has(v)) {
     const s = ISTATE(v), d = s.d;
     const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
-    const parts = [];
     for (let i = 0; i < d.fields.length; i++) {
       const f = d.fields[i];
       if (f.prot) continue;

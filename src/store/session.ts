@@ -125,12 +125,20 @@ export class DataSession {
     return t;
   }
 
-  #all(sql: string, params: SqlValue[]): Row[] | Promise<Row[]> {
-    if (this.#engine.dialect === 'postgres') {
+  /** The SQL for the engine: PostgreSQL numbers its placeholders ($1, $2…); cached per text. */
+  #text(sql: string): string {
+    if (this.#engine.dialect !== 'postgres') return sql;
+    let out = this.#sql.get('pg|' + sql);
+    if (out === undefined) {
       let n = 0;
-      sql = sql.replace(/\?/g, () => `$${++n}`);
+      out = sql.replace(/\?/g, () => `$${++n}`);
+      this.#sql.set('pg|' + sql, out);
     }
-    return (this.#writer ?? this.#engine.reader).all(sql, params);
+    return out;
+  }
+
+  #all(sql: string, params: SqlValue[]): Row[] | Promise<Row[]> {
+    return (this.#writer ?? this.#engine.reader).all(this.#text(sql), params);
   }
 
   #where(t: TableLayout, spec: QuerySpec, params: SqlValue[]): string {
@@ -192,17 +200,17 @@ export class DataSession {
       }
       column = f.column;
     }
-    const inner = spec.l !== undefined || kind === 'exists';
-    const limit = kind === 'exists' ? 1 : spec.l;
-    const what = kind === 'count' ? 'COUNT(*)' : kind === 'exists' ? '1' : kind === 'sum' ? `COALESCE(SUM(${q(column)}), 0)` : `AVG(${q(column)})`;
     let sql: string;
-    if (kind === 'exists') sql = `SELECT 1 FROM ${q(t.table)}${where} LIMIT ?`;
-    else if (inner) {
-      const sel = kind === 'count' ? '1' : q(column);
-      sql = `SELECT ${what.replace(q(column), 'x')} FROM (SELECT ${sel} AS x FROM ${q(t.table)}${where}${this.#order(t, spec)} LIMIT ?) AS sub`;
-      if (kind === 'count') sql = `SELECT COUNT(*) FROM (SELECT 1 AS x FROM ${q(t.table)}${where}${this.#order(t, spec)} LIMIT ?) AS sub`;
-    } else sql = `SELECT ${what} FROM ${q(t.table)}${where}`;
-    if (inner) params.push(limit!);
+    if (kind === 'exists') {
+      sql = `SELECT 1 FROM ${q(t.table)}${where} LIMIT 1`;
+    } else {
+      // With a limit, the aggregate reads the limited rows (in query order) through a subquery.
+      const limited = spec.l !== undefined;
+      const from = limited ? `(SELECT ${column ? q(column) : '1'} AS x FROM ${q(t.table)}${where}${this.#order(t, spec)} LIMIT ?) AS sub` : `${q(t.table)}${where}`;
+      const col = limited ? 'x' : q(column);
+      sql = `SELECT ${kind === 'count' ? 'COUNT(*)' : kind === 'sum' ? `COALESCE(SUM(${col}), 0)` : `AVG(${col})`} FROM ${from}`;
+      if (limited) params.push(spec.l!);
+    }
     return then(this.#all(sql, params), (rows) => {
       if (kind === 'exists') return rows.length > 0;
       const v = rows[0]?.[0] ?? null;
@@ -227,12 +235,8 @@ export class DataSession {
   }
 
   #run(w: Writer, sql: string, params: SqlValue[]): number | Promise<number> {
-    if (this.#engine.dialect === 'postgres') {
-      let n = 0;
-      sql = sql.replace(/\?/g, () => `$${++n}`);
-    }
     try {
-      const r = w.run(sql, params);
+      const r = w.run(this.#text(sql), params);
       return r instanceof Promise ? r.catch((e) => { throw this.#conflict(e, sql); }) : r;
     } catch (e) {
       throw this.#conflict(e, sql);
