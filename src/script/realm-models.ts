@@ -56,6 +56,7 @@ const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; 
 const INST = new OWeakSet();   // callable instances
 const LINKS = new OWeakSet();  // callable links
 const QUERIES = new OWeakSet();
+const MODEL_CLASSES = new OWeakSet(); // the M of each model (views read them through viewOp)
 const HIER = new OWeakSet();
 const FIELDFN = new OWeakMap(); // static field function -> [model desc, field desc]
 
@@ -582,6 +583,7 @@ const buildModel = (app, d) => {
     }
   }
   app.ns[d.name] = freeze(M);
+  MODEL_CLASSES.add(M);
   d.M = M;
 };
 const fieldMeta = (ff, app, d, f) => {
@@ -735,7 +737,7 @@ const modelErrorInfo = (e) => {
   if (k === undefined) return undefined;
   return { kind: k === 1 ? 'notFound' : 'invalid', message: OString(e.message), messages: k === 2 ? e.messages : [] };
 };
-// What a view reads of a record (host copy): fields, links as {id, get}, hierarchy as {value, hasParent}.
+// What a view reads of a record (host copy): fields, links (loaded only when read), hierarchy as {value}.
 const viewValue = (v) => {
   if (INST.has(v)) {
     const s = ISTATE(v), d = s.d;
@@ -745,14 +747,28 @@ const viewValue = (v) => {
       if (f.prot) continue;
       o[f.name] = viewField(d.app, f, s.v[4 + i]);
     }
+    if (d.container !== null && !hasOwn(o, d.ckey)) o[d.ckey] = makeLink(d.app, d.container, s.v[3]);
     return o;
   }
-  if (LINKS.has(v)) { const s = LSTATE(v); return { id: s.id, get: s.id === null ? null : loadById(s.d, s.id, false) }; }
+  if (LINKS.has(v)) {
+    const s = LSTATE(v);
+    const get = () => loadById(s.d, s.id, true);
+    const optional = () => loadById(s.d, s.id, false);
+    return { id: s.id, linked: s.id !== null, get: s.id === null ? null : get, optional: s.id === null ? null : optional, exists: s.id === null ? false : () => pt(optional(), (r) => r !== null) };
+  }
   if (HIER.has(v)) return { value: v.value };
   if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
   if (EMB.has(v)) return embPlain(v);
   if (QUERIES.has(v)) return execute(v, false);
   return undefined;
+};
+// Views use queries lazily (Release.all.desc, {{#Note.list list as n}}): the methods they may call.
+const VIEW_QUERY_OPS = new OSet(['asc', 'desc', 'count', 'exists', 'get', 'optional', 'limit', 'distinct']);
+const viewKind = (v) => (QUERIES.has(v) ? 1 : MODEL_CLASSES.has(v) ? 2 : 0);
+const viewOp = (q, name, arg) => {
+  if (QUERIES.has(q) && name === 'all') return execute(q, false);
+  if (!QUERIES.has(q) || !VIEW_QUERY_OPS.has(name)) throw new OTypeError('a view cannot call ' + name + ' on a query: make the query in a supplier');
+  return name === 'limit' ? q.limit(arg) : q[name]();
 };
 const viewField = (app, f, v) => {
   if (f.list !== undefined && f.list !== null) return v || [];
@@ -760,12 +776,12 @@ const viewField = (app, f, v) => {
   switch (f.type) {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return { value: v };
-    case 'link': return { id: v, get: loadById(app.models.get(f.model), v, false) };
+    case 'link': return makeLink(app, f.model, v);
     case 'html': case 'svg-icon': return new SafeHtml(v);
     case 'markdown': return new SafeHtml(app.ch('md', v));
     case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
     default: return v;
   }
 };
-const isModelish = (v) => INST.has(v) || LINKS.has(v) || HIER.has(v) || LISTS.has(v) || EMB.has(v) || QUERIES.has(v);
+const isModelish = (v) => INST.has(v) || LINKS.has(v) || HIER.has(v) || LISTS.has(v) || EMB.has(v) || QUERIES.has(v) || MODEL_CLASSES.has(v);
 `;

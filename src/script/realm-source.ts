@@ -1141,6 +1141,8 @@ return freeze({
   modelLink: modelLink,
   modelErrorInfo: modelErrorInfo,
   viewValue: viewValue,
+  viewKind: viewKind,
+  viewOp: viewOp,
   isModelish: isModelish,
 });
 })`;

@@ -70,6 +70,10 @@ export interface RealmKit {
   modelErrorInfo(e: unknown): { kind: 'notFound' | 'invalid'; message: string; messages: unknown } | undefined;
   /** What a view reads of a record, link, hierarchy value, list or query (may be a realm Promise). */
   viewValue(v: unknown): unknown;
+  /** 1 for a query, 2 for a model (its class), 0 otherwise. */
+  viewKind(v: unknown): number;
+  /** `q.asc()`, `q.count()`, `q.limit(n)`…: the query methods a view may call. */
+  viewOp: RealmFunction;
   isModelish(v: unknown): boolean;
   modelLink(ns: unknown, model: string, id: string): unknown;
 }
@@ -550,11 +554,16 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
 }
 
 /**
- * A record, link, hierarchy value, list or query as a view reads it (realm-models.ts viewValue),
- * computed with the request's budget current (it may load records).
+ * A record, link, hierarchy value, list, query or model as a view reads it (realm-models.ts
+ * viewValue), computed with the request's budget current (it may load records). Records and links
+ * keep their realm value behind the host copy, so that a view passing one back to a script
+ * function (`{{#Note.list list as n}}`) passes the record itself.
  */
 function modelToHost(value: RealmValue, limits: ScriptLimits, state: HostState): unknown {
   const { kit } = getRealm();
+  const kind = kit.viewKind(value);
+  if (kind === 1) return new QueryView(value, state.budget, state.file);
+  if (kind === 2) return modelView(value as Record<string, RealmValue>, limits, state);
   const prev = kit.current();
   if (state.budget) kit.setCurrent(state.budget.realm);
   let v: unknown;
@@ -563,16 +572,93 @@ function modelToHost(value: RealmValue, limits: ScriptLimits, state: HostState):
   } finally {
     kit.setCurrent(prev);
   }
+  const keep = (host: unknown): unknown => {
+    if (host !== null && typeof host === 'object' && !Array.isArray(host)) wrapped.set(host, value as object);
+    return host;
+  };
   if (kit.isPromise(v)) {
     return new Promise((resolve, reject) => kit.subscribe(v, (x) => {
       try {
-        resolve(toHost(x, limits, state));
+        resolve(keep(toHost(x, limits, state)));
       } catch (e) {
         reject(e);
       }
     }, (e) => reject(errorToHost(e))));
   }
-  return toHost(v, limits, state);
+  return keep(toHost(v, limits, state));
+}
+
+/** The symbol of lazy lists: a section asks `v[LAZY_LIST]()` for the items (template/runtime.ts). */
+const LAZY_LIST = Symbol.for('laneway.list');
+
+/**
+ * A query in a view: nothing runs until a section iterates it (`{{#Task.all as t}}`) or a
+ * property asks for a result (`count`, `exists`, `get`); `asc`, `desc` and `distinct` give
+ * other queries (`{{#Release.all.desc}}`).
+ */
+class QueryView {
+  readonly #op: (...args: unknown[]) => unknown;
+
+  constructor(query: RealmValue, budget: ScriptBudget | undefined, file: string | undefined) {
+    const { kit } = getRealm();
+    wrapped.set(this, query as object);
+    const op = hostFunction(kit.viewOp, budget, file) as (...args: unknown[]) => unknown;
+    this.#op = (...args) => op(this, ...args);
+  }
+
+  [LAZY_LIST](): unknown {
+    return this.#op('all');
+  }
+  get asc(): unknown {
+    return this.#op('asc');
+  }
+  get desc(): unknown {
+    return this.#op('desc');
+  }
+  get distinct(): unknown {
+    return this.#op('distinct');
+  }
+  get count(): unknown {
+    return this.#op('count');
+  }
+  get exists(): unknown {
+    return this.#op('exists');
+  }
+  get get(): unknown {
+    return this.#op('get');
+  }
+  get optional(): unknown {
+    return this.#op('optional');
+  }
+  /** `{{#Task.all.limit 5}}` */
+  limit(n: unknown): unknown {
+    return this.#op('limit', n);
+  }
+}
+
+/**
+ * A model in a view (`{{% import {Task} from '📦' }}`): its static entry points — `all`, `asc`,
+ * `desc`, `get`, container selection (`Note.list list`), field metadata and options constants
+ * (`Task.status.optionLabel t.status`) — as host functions charged to the request.
+ */
+function modelView(model: Record<string, RealmValue>, limits: ScriptLimits, state: HostState): Record<string, unknown> {
+  const view: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(model)) {
+    const v = model[key];
+    if (typeof v !== 'function') {
+      view[key] = toHost(v, limits, state);
+      continue;
+    }
+    const fn = hostFunction(v as RealmFunction, state.budget, state.file) as Record<string, unknown>;
+    // A field's function carries its metadata (label, options constants, optionLabel).
+    for (const k of Object.getOwnPropertyNames(v)) {
+      if (k === 'length' || k === 'name' || k === 'prototype') continue;
+      if (!Object.hasOwn(fn, k)) Object.defineProperty(fn, k, { value: toHost((v as unknown as Record<string, unknown>)[k], limits, state), enumerable: true });
+    }
+    view[key] = fn;
+  }
+  wrapped.set(view, model as object);
+  return Object.freeze(view);
 }
 
 /**

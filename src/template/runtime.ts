@@ -514,8 +514,16 @@ async function collect(v: AsyncIterable<unknown>): Promise<unknown[]> {
   return items;
 }
 
+/**
+ * Lazy lists (a query of models in a view) give their items, or a Promise of them, when a
+ * section asks: `v[Symbol.for('laneway.list')]()`.
+ */
+const LAZY_LIST = Symbol.for('laneway.list');
+
 /** Turns iterables other than strings and arrays into arrays; returns `v` unchanged otherwise. */
 function listOf(v: object): unknown {
+  const lazy = (v as { [LAZY_LIST]?: () => unknown })[LAZY_LIST];
+  if (typeof lazy === 'function') return lazy.call(v);
   if (typeof (v as Iterable<unknown>)[Symbol.iterator] === 'function') return Array.from(v as Iterable<unknown>);
   if (typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') return collect(v as AsyncIterable<unknown>);
   return v;
