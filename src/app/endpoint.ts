@@ -20,6 +20,8 @@ export interface RequestInfo {
   params: ParamValue[];
   /** Whether the client prefers JSON over HTML (Accept). */
   acceptsJson: boolean;
+  /** The record id of each model-backed parameter (model-params.ts), once resolved. */
+  paramIds?: ReadonlyMap<ParamValue, string>;
   /** Reads the whole body, enforcing the app's body limit (rejects with a 413 LanewayError). */
   readBody(): Promise<Buffer>;
 }

@@ -19,6 +19,7 @@ import {
   parseRouteFile,
   splitPath,
   type Method,
+  type ParamValue,
   type RouteKind,
   type RouteSpec,
   type Router,
@@ -35,6 +36,7 @@ import { readSettings, type AppSettings } from './settings.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
+import { checkModelParams, withModelParams } from './model-params.js';
 
 export interface AppOptions {
   /** Development mode: render error details into HTML comments, log more. */
@@ -54,11 +56,15 @@ export interface AppOptions {
 }
 
 /** How a `{param}` segment turns into a value (🔗.yaml, REFERENCE §3.2). */
-export type ParamDefinition =
+export type ParamDefinition = (
   | { form: 'values'; values: Set<string> }
   | { form: 'field'; field: string }
   | { form: 'options'; field: string }
-  | { form: 'feature'; feature: string };
+  | { form: 'feature'; feature: string }
+) & {
+  /** The 🔗.yaml it comes from. */
+  source?: string | undefined;
+};
 
 export interface RouteRow {
   method: Method;
@@ -174,6 +180,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
   // 3b. Settings (/🎛.yaml), the asset catalog, the page pass (policies, rewrites).
   const settings = readSettings(tree, diagnostics);
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
+  checkModelParams(params, models, diagnostics);
   const catalog = new AssetCatalog({
     files: files.map((f) => ({
       path: f.path,
@@ -197,6 +204,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     const data = models.models.size || models.embedded.size ? new AppData(models) : undefined;
+    const paramDef = (p: ParamValue): ParamDefinition | undefined => params.get(params.has(p.dir) ? p.dir : p.dir + '/' + p.name);
     const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data };
     let router: Router<Endpoint> | undefined;
     const ctx: CompileContext = {
@@ -236,7 +244,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
         make = (body) => withCacheControl(inner(body), PINNED);
       }
       const endpoint = compileRouteEndpoint(file, spec, ctx, make);
-      if (endpoint) entries.push({ spec, value: endpoint });
+      if (endpoint) entries.push({ spec, value: data && spec.segments.some((x) => x.type !== 'literal') ? withModelParams(endpoint, data, paramDef) : endpoint });
     }
     warnConfigsWithoutScript(files, diagnostics);
     const notFoundPages = new Map<string, ErrorPage>();
@@ -359,7 +367,7 @@ function readParamDefinitions(
     const source = tree.read(defPath);
     if (source === undefined) return;
     const def = parseParamDefinition(defPath, source, diagnostics);
-    if (def) defs.set(key, def);
+    if (def) defs.set(key, { ...def, source: defPath });
   };
   const paramDirsByParent = new Map<string, string[]>();
   for (const dir of dirs) {

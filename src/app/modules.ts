@@ -153,8 +153,8 @@ export class RequestScope {
     const containers: Record<string, string> = {};
     for (const p of this.req.params) {
       const def = this.#paramDef(p);
-      const m = def?.form === 'field' ? /^📦\.(\w+)\.id$/.exec(def.field) : null;
-      if (m) containers[m[1]!] = p.value;
+      const m = def?.form === 'field' ? /^📦\.(\w+)\.\w+$/.exec(def.field) : null;
+      if (m) containers[m[1]!] = this.req.paramIds?.get(p) ?? p.value;
     }
     return (this.#data = { session: undefined, what: `a ${this.req.method} request`, containers });
   }
@@ -235,7 +235,7 @@ export class RequestScope {
     const m = def?.form === 'field' ? /^📦\.(\w+)\.\w+$/.exec(def.field) : null;
     const data = this.#system.data;
     // A model-backed parameter is a link to the record (REFERENCE §3.2): get() loads it.
-    if (m && data && data.schema.models.has(m[1]!)) return data.link(m[1]!, p.value);
+    if (m && data && data.schema.models.has(m[1]!)) return data.link(m[1]!, this.req.paramIds?.get(p) ?? p.value);
     return paramValue(def, p.value);
   }
 

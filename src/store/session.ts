@@ -321,6 +321,27 @@ export class DataSession {
     );
   }
 
+  /**
+   * The record a path parameter names (REFERENCE §3.2): by `id` or a `uid` field, inside
+   * `container` when given. Its id and container, or undefined.
+   */
+  findKey(model: string, field: string, value: string): { id: string; container: string | null } | undefined | Promise<{ id: string; container: string | null } | undefined> {
+    const t = this.#table(model);
+    const column = field === 'id' ? 'id' : t.byName.get(field)?.column;
+    if (!column) throw badQuery(`${model} has no field "${field}"`);
+    return then(this.#all(`SELECT "id", "container" FROM ${q(t.table)} WHERE ${q(column)} = ?`, [value]), (r) =>
+      r.length ? { id: String(r[0]![0]), container: r[0]![1] === null ? null : String(r[0]![1]) } : undefined,
+    );
+  }
+
+  /** The current value of a record's field (the uid an old one redirects to). */
+  fieldOf(model: string, id: string, field: string): unknown | Promise<unknown> {
+    const t = this.#table(model);
+    const column = t.byName.get(field)?.column;
+    if (!column) throw badQuery(`${model} has no field "${field}"`);
+    return then(this.#all(`SELECT ${q(column)} FROM ${q(t.table)} WHERE "id" = ?`, [id]), (r) => (r.length ? r[0]![0] : undefined));
+  }
+
   /** The current record of an old uid value (for 301 answers), or undefined. */
   oldUid(model: string, field: string, value: string): string | undefined | Promise<string | undefined> {
     return then(this.#all('SELECT "id" FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?', [model, field, value]), (r) =>

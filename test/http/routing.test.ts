@@ -32,7 +32,7 @@ describe('routing', () => {
       '/items/{item}/GET.js': `({ file: '/items/{item}/GET.js' })`,
       '/items/special/index.html': page('literal special'),
       '/tags/{tag}.html': page('tag page'),
-      '/tags/{tag}🔗.yaml': 'field: 📦.Tag.uid\n',
+      '/tags/{tag}🔗.yaml': 'values: [anything, other]\n',
       '/tags/popular.html': page('popular tags'),
       '/both/GET.js': `({ file: '/both/GET.js' })`,
       '/both/index.html': page('both index'),

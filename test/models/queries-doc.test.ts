@@ -297,7 +297,7 @@ describe('docs/queries.md — reading the sample records', () => {
   it('a model-backed path parameter selects the container: GET /lists/{list}', async () => {
     const home = json(await s.get('/home', JSON_H)) as string;
     assert.deepEqual(json(await s.get(`/lists/${home}`, JSON_H)), ['Milk', 'Bread']);
-    assert.equal((await s.get('/lists/nope', JSON_H)).status, 200, 'the link is not loaded: Note.all() of an unknown list is empty');
+    assert.equal((await s.get('/lists/nope', JSON_H)).status, 404, 'an id that names no list is not found before the script runs');
   });
 });
 

@@ -1,0 +1,152 @@
+/**
+ * Model-backed path parameters (REFERENCE §1.4.3–§1.4.4, §3.2): a `{param}` whose 🔗.yaml says
+ * `field: 📦.Task.id` (or a `uid` field) names a record. Before the endpoint runs:
+ *
+ * - a value that names no record answers 404, through the nearest ⚡NotFound.html;
+ * - a contained record must belong to the container named earlier on the path
+ *   (`/lists/{list}/notes/{note}`): another list's note is not found either;
+ * - an old value of a `uid` field answers 301 to the same URL with the current value;
+ * - otherwise the endpoint runs, knowing each parameter's record id (a uid parameter is a link
+ *   to the record, like an id parameter).
+ *
+ * `values: 📦.Task.status` becomes the list of that options field's values at load, checked by
+ * the router like a written list.
+ */
+import type { DiagnosticList } from '../diag/index.js';
+import type { ModelSchema } from '../models/index.js';
+import type { ParamValue } from '../router/index.js';
+import { StoreError } from '../store/index.js';
+import type { AppData } from './data.js';
+import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
+import type { ParamDefinition } from './load.js';
+
+const MODEL_FIELD = /^📦\.(\w+)\.(\w+)$/;
+
+/** Checks model references of the 🔗.yaml files against the definitions; options become value lists. */
+export function checkModelParams(params: Map<string, ParamDefinition>, schema: ModelSchema, diagnostics: DiagnosticList): void {
+  for (const [key, def] of params) {
+    if (def.form !== 'field' && def.form !== 'options') continue;
+    const m = MODEL_FIELD.exec(def.field);
+    if (!m) continue; // 🗄 static models: the content issue
+    const where = def.source ?? key;
+    const model = schema.models.get(m[1]!);
+    if (!model) {
+      const names = [...schema.models.keys()];
+      diagnostics.error('LW_ROUTE_PARAM_DEFINITION', `there is no model ${m[1]} in /📦/${names.length ? `; the models are ${names.join(', ')}` : ''}`, where);
+      params.delete(key);
+      continue;
+    }
+    const field = model.fields.find((f) => f.name === m[2]);
+    if (def.form === 'options') {
+      if (field?.type !== 'options') {
+        diagnostics.error('LW_ROUTE_PARAM_DEFINITION', `"values: ${def.field}" needs an options field; ${model.name}.${m[2]} is ${field ? `a ${field.type} field` : 'not a field'}`, where);
+        params.delete(key);
+        continue;
+      }
+      params.set(key, { form: 'values', values: new Set((field.values ?? []).map((v) => v.value)), source: def.source });
+      continue;
+    }
+    if (m[2] !== 'id' && (field?.type !== 'uid' || field.list !== undefined)) {
+      diagnostics.error(
+        'LW_ROUTE_PARAM_DEFINITION',
+        `"field: ${def.field}" must name the id or a uid field of ${model.name}${field ? ` (${m[2]} is a ${field.type} field)` : ` (it has no field ${m[2]})`}`,
+        where,
+      );
+      params.delete(key);
+    }
+  }
+}
+
+interface Backed {
+  param: ParamValue;
+  model: string;
+  field: string;
+}
+
+type Resolution = Reply | Map<ParamValue, string>;
+
+/**
+ * Wraps the endpoints of an app whose 🔗.yaml files name models: each request first resolves its
+ * model-backed parameters (one indexed lookup each).
+ */
+export function withModelParams(endpoint: Endpoint, data: AppData, paramDef: (p: ParamValue) => ParamDefinition | undefined): Endpoint {
+  const inner = endpoint.handle.bind(endpoint);
+  return {
+    ...endpoint,
+    handle(req: RequestInfo): Reply | Promise<Reply> {
+      let backed: Backed[] | undefined;
+      for (const p of req.params) {
+        const def = paramDef(p);
+        const m = def?.form === 'field' ? MODEL_FIELD.exec(def.field) : null;
+        if (m) (backed ??= []).push({ param: p, model: m[1]!, field: m[2]! });
+      }
+      if (!backed) return inner(req);
+      const done = (r: Resolution): Reply | Promise<Reply> => (r instanceof Map ? inner({ ...req, paramIds: r }) : r);
+      try {
+        const r = resolve(data, req, backed);
+        return r instanceof Promise ? r.then(done, unavailable) : done(r);
+      } catch (e) {
+        return unavailable(e);
+      }
+    },
+  };
+}
+
+function unavailable(e: unknown): Reply {
+  if (e instanceof StoreError) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not available; try again in a moment.' };
+  throw e;
+}
+
+const NOT_FOUND: Reply = { type: 'error', status: 404, code: 'LW_HTTP_NOT_FOUND', message: 'There is nothing at this address.' };
+
+function resolve(data: AppData, req: RequestInfo, backed: Backed[]): Resolution | Promise<Resolution> {
+  const store = data.store;
+  if (!store) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
+  const session = store.read('a path parameter');
+  const ids = new Map<ParamValue, string>();
+  const byModel = new Map<string, string>();
+  const step = (i: number): Resolution | Promise<Resolution> => {
+    for (; i < backed.length; i++) {
+      const { param, model, field } = backed[i]!;
+      const found = session.findKey(model, field, param.value);
+      const use = (row: { id: string; container: string | null } | undefined): Resolution | Promise<Resolution> | undefined => {
+        if (!row) return field === 'id' ? NOT_FOUND : oldUid(data, req, param, model, field);
+        const container = data.schema.models.get(model)?.container;
+        const expected = container === undefined ? undefined : byModel.get(container);
+        if (expected !== undefined && row.container !== expected) return NOT_FOUND;
+        ids.set(param, row.id);
+        byModel.set(model, row.id);
+        return undefined;
+      };
+      if (found instanceof Promise) {
+        const next = i + 1;
+        return found.then((row) => use(row) ?? step(next));
+      }
+      const r = use(found);
+      if (r !== undefined) return r;
+    }
+    return ids;
+  };
+  return step(0);
+}
+
+/** An old uid: 301 to the same URL with the current value in that segment; else 404. */
+function oldUid(data: AppData, req: RequestInfo, param: ParamValue, model: string, field: string): Reply | Promise<Reply> {
+  const session = data.store!.read('a path parameter');
+  const then = <T, R>(v: T | Promise<T>, f: (x: T) => R | Promise<R>): R | Promise<R> => (v instanceof Promise ? v.then(f) : f(v));
+  return then(session.oldUid(model, field, param.value), (id) => {
+    if (id === undefined) return NOT_FOUND;
+    return then(session.fieldOf(model, id, field), (current) => {
+      if (typeof current !== 'string' || current === param.value) return NOT_FOUND;
+      const segments = req.path.split('/');
+      // The parameter's segment: a {param} directory is the last part of its source directory;
+      // a {param}.html file is the segment after its directory.
+      const dirParts = param.dir.split('/').filter(Boolean);
+      const index = 1 + (dirParts[dirParts.length - 1] === `{${param.name}}` ? dirParts.length - 1 : dirParts.length);
+      if (segments[index] !== param.value) return NOT_FOUND;
+      segments[index] = current;
+      const location = segments.map(encodeURIComponent).join('/') + (req.query ? '?' + req.query : '');
+      return { type: 'redirect', status: 301, location };
+    });
+  });
+}
