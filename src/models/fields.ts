@@ -461,7 +461,7 @@ function readInit(field: FieldDefinition, raw: unknown, bad: (m: string) => void
   }
   if (typeof raw !== 'boolean') {
     const meaning: Partial<Record<FieldType, string>> = {
-      boolean: 'true or false (the initial value)',
+      boolean: 'true (start as false)',
       timestamp: 'true (the time of creation)',
       date: 'true (the day of creation)',
       options: 'true (the first value)',

@@ -126,7 +126,21 @@ export async function syncSchema(engine: Engine, tables: Map<string, TableLayout
     }
     for (const c of changes) for (const s of c.apply) await w.run(s, []);
     for (const t of tables.values()) {
-      for (const i of t.indexes) await w.run(createIndex(t, i), []);
+      for (const i of t.indexes) {
+        // `unique: true` added or removed: the index of the other kind goes.
+        const other = i.name.endsWith('_u') ? i.name.slice(0, -2) : i.name.endsWith('__natural') ? undefined : i.name + '_u';
+        if (other) await w.run(`DROP INDEX IF EXISTS ${q(other)}`, []);
+        try {
+          await w.run(createIndex(t, i), []);
+        } catch (e) {
+          if (!i.unique) throw e;
+          const field = t.fields.find((f) => i.columns.includes(f.column))?.field.name ?? i.name;
+          throw new StoreError(
+            'LW_STORE_MIGRATION',
+            `${t.model.name}.${field} is now unique, but records already share values of it: make them distinct (or remove "unique: true"), then start again`,
+          );
+        }
+      }
       const cols = JSON.stringify(appliedColumns(t));
       await w.run(`DELETE FROM "lw__schema" WHERE "model" = ${engine.dialect === 'sqlite' ? '?' : '$1'}`, [t.model.name]);
       await w.run(`INSERT INTO "lw__schema" ("model", "columns") VALUES (${engine.dialect === 'sqlite' ? '?, ?' : '$1, $2'})`, [t.model.name, cols]);

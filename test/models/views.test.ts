@@ -14,6 +14,10 @@ const APP = {
   '📦/🌐List.yaml': 'title: string\n',
   '📦/List/🌐Note.yaml': 'title: string\nauthor?: Task\n',
   '📦/🌐Post.yaml': 'title: string\n',
+  '📦/🌐Doc.yaml': 'body?: markdown\nrich?: html\n',
+  'docs/POST.js': "import {Doc} from '📦';\nnew Doc().body('# Hi *there*\\n\\n<script>x</script>').rich('<p onclick=x()>ok <strong>b</strong></p>');\n({});\n",
+  'docs/GET.js': "import {Doc} from '📦';\nDoc.all().map((d) => ({body: d.body, rich: d.rich}));\n",
+  'docs/index.html': "<!--TEMPLATE mustache-->\n{{% import {Doc} from '📦' }}{{#Doc.all as d}}{{{d.body}}}|{{{d.rich}}}|{{d.rich}}{{/Doc.all}}",
   'seed/POST.js': [
     "import {Task, List, Note} from '📦';",
     "let a = new Task().title('a');",
@@ -82,6 +86,14 @@ for (const engine of ENGINES) {
       const r = await s.request('GET', '/supplied/');
       assert.equal(r.status, 200);
       assert.equal(r.body.toString(), '<b>b &lt;x&gt;</b><b>a</b>');
+    });
+
+    it('markdown and html fields read back from the store as safe HTML, once rendered', async () => {
+      assert.equal((await s.request('POST', '/docs', { accept: 'application/json' })).status, 200);
+      const api = await s.request('GET', '/docs', { accept: 'application/json' });
+      assert.deepEqual(JSON.parse(api.body.toString()), [{ body: '<h1>Hi <em>there</em></h1>\n<p>&lt;script&gt;x&lt;/script&gt;</p>\n', rich: '<p>ok <strong>b</strong></p>' }]);
+      const page = await s.request('GET', '/docs/');
+      assert.equal(page.body.toString(), '<h1>Hi <em>there</em></h1>\n<p>&lt;script&gt;x&lt;/script&gt;</p>\n|<p>ok <strong>b</strong></p>|&lt;p&gt;ok &lt;strong&gt;b&lt;/strong&gt;&lt;/p&gt;');
     });
 
     it('a view cannot call writing or callback methods of a query', async () => {
