@@ -18,11 +18,22 @@
  */
 export const MODELS_SOURCE = String.raw`
 // 4b. Models -------------------------------------------------------------------------------------
-const pt = (v, f) => isP(v) ? apply(then, v, [f]) : f(v);
+// After a real wait (PostgreSQL, an async callback) the request's budget is current again, and
+// its clock runs: a callback that loops after the wait is still stopped by the CPU limit.
+const resume = (f) => {
+  const b = S.cur;
+  if (b === null) return f;
+  return (x) => {
+    if (b.dead !== null) throw b.dead;
+    const entered = b.enter();
+    try { return f(x); } finally { if (entered) b.leave(); }
+  };
+};
+const pt = (v, f) => isP(v) ? apply(then, v, [resume(f)]) : f(v);
 // Runs f(i) for i < n one after the other, waiting for Promises between steps.
 const seq = (n, f) => {
   const step = (i) => {
-    for (; i < n; i++) { const r = f(i); if (isP(r)) return apply(then, r, [() => step(i + 1)]); }
+    for (; i < n; i++) { const r = f(i); if (isP(r)) return apply(then, r, [resume(() => step(i + 1))]); }
     return undefined;
   };
   return step(0);
@@ -560,7 +571,7 @@ const buildModel = (app, d) => {
     if (f.q) continue;
     const ff = function () {
       if (new.target !== undefined) return fieldValue(app, d, f, arguments);
-      throw new OTypeError(d.name + '.' + f.name + ' is a ' + f.type + ' field, which cannot be queried');
+      throw new OTypeError(d.name + '.' + f.name + ' is a ' + f.type + (f.list !== null && f.list !== undefined ? ' list' : '') + ' field, which cannot be queried');
     };
     defProp(ff, 'name', { value: f.name });
     fieldMeta(ff, app, d, f);

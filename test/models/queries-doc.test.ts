@@ -154,9 +154,7 @@ const READS: Record<string, Example[]> = {
   ],
   'flatMap(fn)': [
     ex('Task.all().flatMap((t) => t.points == null ? null : [t.title, t.points])', ['Write docs', 3, 'Fix bug', 5, 'Review', 1]),
-    ex('List.all().flatMap((l) => Note.list(l)).map((n) => n.title)', ['Milk', 'Bread', 'Email'], {
-      todo: 'a query answered by a flatMap callback fails: 500 LW_STORE_UNAVAILABLE "models are used outside a request"',
-    }),
+    ex('List.all().flatMap((l) => Note.list(l)).map((n) => n.title)', ['Milk', 'Bread', 'Email']),
   ],
   'distinct()': [ex('Task.all().map((t) => t.status).distinct()', ['active', 'done'])],
   'forEach(fn)': [ex('let total = 0;\nTask.all().forEach((t) => { total += t.points ?? 0 });\ntotal', 9)],
