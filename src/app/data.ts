@@ -228,6 +228,7 @@ function describe(schema: ModelSchema): unknown {
     kind: m.kind,
     container: m.container ?? null,
     ckey: m.container ? lowerFirst(m.container) : null,
+    lkey: lowerFirst(m.name),
     prefix: m.prefix ?? '',
     fields: m.fields.filter((f) => !f.builtIn).map(fieldOf),
   });

@@ -379,6 +379,8 @@ const runStages = (items, stages, k) => {
   if (k >= stages.length) return items;
   const [kind, arg] = stages[k];
   if (kind === 'limit') return runStages(apply(A.slice, items, [0, arg]), stages, k + 1);
+  if (kind === 'group') return pt(groupBy(items, arg), (groups) => runStages(groups, stages, k + 1));
+  if (kind === 'insert') return pt(insertInto(items, arg), (out) => runStages(out, stages, k + 1));
   if (kind === 'distinct') {
     const seen = new OSet(), out = [];
     for (let i = 0; i < items.length; i++) { const key = typeof items[i] === 'object' && items[i] !== null ? OJSON.stringify(outValue(items[i], 0)) : items[i]; if (!seen.has(key)) { seen.add(key); push(out, items[i]); } }
@@ -409,6 +411,53 @@ const aggregate = (q, kind, field) => {
   }
   return pt(flush(false), () => s.d.app.ch('a', specOf(s, undefined, s.l === undefined), kind, field));
 };
+// Parent.grouping(childQuery): one group per parent that has matching children, in the parents'
+// order: {list: parent, note: [children…]} (at most the child query's limit, else 100, per parent).
+const groupBy = (parents, cq) => {
+  const cs = QSTATE(cq);
+  const per = cs.l === undefined ? 100 : cs.l;
+  if (parents.length === 0 || per === 0) return [];
+  const spec = { m: cs.d.name, w: cs.w };
+  if (cs.o !== undefined) spec.o = cs.o;
+  return pt(cs.d.app.ch('q', spec), (rows) => {
+    const byParent = new OMap();
+    for (let i = 0; i < rows.length; i++) {
+      const c = rows[i][3];
+      let list = byParent.get(c);
+      if (list === undefined) { list = []; byParent.set(c, list); }
+      if (list.length < per) push(list, makeInstance(cs.d, rows[i], 1));
+    }
+    const pkey = cs.d.ckey, ckey = cs.d.lkey;
+    const out = [];
+    for (let i = 0; i < parents.length; i++) {
+      const list = byParent.get(ISTATE(parents[i]).v[0]);
+      if (list === undefined) continue;
+      const g = {};
+      g[pkey] = parents[i];
+      g[ckey] = list;
+      push(out, g);
+    }
+    return out;
+  });
+};
+// insert(fn): fn is called at every gap — before the first item, between two items, after the
+// last, or once when there is none — with {previous, next, first, last, empty}; what it returns
+// (null, a value, an array or a query) is inserted there.
+const insertInto = (items, fn) => {
+  const out = [];
+  const add = (v) => {
+    if (QUERIES.has(v)) return pt(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
+    if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
+    if (v !== null && v !== undefined) push(out, v);
+  };
+  const n = items.length;
+  const gap = (i) => {
+    const previous = i > 0 ? items[i - 1] : null, next = i < n ? items[i] : null;
+    return pt(fn(freeze({ previous: previous, next: next, first: i === 0, last: i === n, empty: n === 0 })), add);
+  };
+  const r = seq(n + 1, (i) => pt(gap(i), () => { if (i < n) push(out, items[i]); }));
+  return pt(r, () => out);
+};
 const queryMethods = {
   asc() { return derive(this, (n) => { n.o = 'asc'; }); },
   desc() { return derive(this, (n) => { n.o = 'desc'; }); },
@@ -420,6 +469,12 @@ const queryMethods = {
   map(fn) { callable(fn, 'map'); return derive(this, (n) => { push(n.stages, ['map', fn]); }); },
   flatMap(fn) { callable(fn, 'flatMap'); return derive(this, (n) => { push(n.stages, ['flatMap', fn]); }); },
   distinct() { return derive(this, (n) => { push(n.stages, ['distinct']); }); },
+  insert(fn) {
+    callable(fn, 'insert');
+    const st = QSTATE(this).stages;
+    if (!st.some((x) => x[0] === 'map' || x[0] === 'flatMap')) throw new OTypeError('insert(fn) comes after map(…) or flatMap(…): it adds values of the same shape');
+    return derive(this, (n) => { push(n.stages, ['insert', fn]); });
+  },
   forEach(fn) { callable(fn, 'forEach'); return pt(execute(this, false), (items) => seq(items.length, (i) => fn(items[i], i))); },
   count() { return aggregate(this, 'count'); },
   exists() { return aggregate(this, 'exists'); },
@@ -432,6 +487,23 @@ const queryMethods = {
     return pt(execute(this, false), (items) => pt(seq(items.length, (i) => fn(items[i])), () => items.length));
   },
   toJSON() { throw new OTypeError('a query becomes JSON only as the result of a script (or inside it)'); },
+};
+const embeddedMatch = (app, d, f, m) => {
+  const t = app.embedded.get(f.emb);
+  const plain = EMB.has(m) ? embPlain(m) : m;
+  if (plain === null || typeof plain !== 'object' || isArray(plain)) throw new OTypeError(d.name + '.' + f.name + '(…) takes the field values to match, such as ' + d.name + '.' + f.name + '({' + t.fields[0].name + ': …})');
+  const out = [];
+  const ks = keys(plain);
+  for (let i = 0; i < ks.length; i++) {
+    const sub = t.fields.find((x) => x.name === ks[i]);
+    if (sub === undefined) throw new OTypeError(f.emb + ' has no field ' + ks[i]);
+    if (!sub.q) throw new OTypeError(f.emb + '.' + ks[i] + ' is a ' + sub.type + ' field, which cannot be matched');
+    const v = plain[ks[i]];
+    if (EMB.has(m) && (v === null || v === undefined)) continue;
+    push(out, [ks[i], v === null || v === undefined ? null : storeForm(sub, v)]);
+  }
+  if (out.length === 0) throw new OTypeError(d.name + '.' + f.name + '(…) needs at least one field value to match');
+  return out;
 };
 const fieldName = (q, f) => {
   const m = FIELDFN.get(f);
@@ -464,6 +536,13 @@ const buildModel = (app, d) => {
     defProp(queryProto, n + '_gte', { value: filterMethod(n, 'gte') });
     defProp(queryProto, n + '_lt', { value: filterMethod(n, 'lt') });
     defProp(queryProto, n + '_lte', { value: filterMethod(n, 'lte') });
+  }
+  // Embedded fields: M.metadata({title: 'x'}) matches records whose embedded value (or one entry
+  // of an embedded list) has those field values.
+  for (let i = 0; i < d.fields.length; i++) {
+    const f = d.fields[i];
+    if (f.type !== 'embedded' || hasOwn(queryProto, f.name)) continue;
+    defProp(queryProto, f.name, { value: function (m) { const match = embeddedMatch(app, d, f, m); return derive(this, (n) => { push(n.w, [f.name, 'match', match]); n.filtered = true; }); } });
   }
   d.queryProto = freeze(queryProto);
   const all = () => newQuery(d, baseQuery(d));
@@ -569,8 +648,9 @@ const buildModel = (app, d) => {
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
     if (f.q) continue;
-    const ff = function () {
+    const ff = function (m) {
       if (new.target !== undefined) return fieldValue(app, d, f, arguments);
+      if (f.type === 'embedded') return all()[f.name](m);
       throw new OTypeError(d.name + '.' + f.name + ' is a ' + f.type + (f.list !== null && f.list !== undefined ? ' list' : '') + ' field, which cannot be queried');
     };
     defProp(ff, 'name', { value: f.name });
@@ -580,6 +660,14 @@ const buildModel = (app, d) => {
   }
   for (const n of ['id', 'created', 'modified']) {
     for (const op of ['_gt', '_gte', '_lt', '_lte']) defProp(M, n + op, { value: (v) => all()[n + op](v), enumerable: false });
+  }
+  if (!d.byName.has('grouping')) {
+    defProp(M, 'grouping', { value: (cq) => {
+      if (!QUERIES.has(cq) || QSTATE(cq).d.container !== d.name) throw new OTypeError(d.name + '.grouping(q) takes a query of a model contained in ' + d.name + ', such as ' + d.name + '.grouping(Child.any' + d.name + '())');
+      const cs = QSTATE(cq);
+      if (cs.stages.length) throw new OTypeError('the query given to grouping(q) takes field filters, asc/desc and limit only');
+      return derive(all(), (n) => { push(n.stages, ['group', cq]); });
+    }, enumerable: false });
   }
   if (d.container !== null) {
     defProp(M, d.ckey, { value: (c) => newQuery(d, baseQuery(d, idOf(c, d.container))), enumerable: true });

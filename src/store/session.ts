@@ -18,7 +18,8 @@ export const WRITE_LIMIT = 100;
 export const UNORDERED_CAP = 100;
 export const UNORDERED_MAX = 500;
 
-export type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte';
+/** `match`: an embedded field (or list) holding these sub-field values ([name, value] pairs). */
+export type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'match';
 
 /** A query as the script runtime describes it. */
 export interface QuerySpec {
@@ -148,6 +149,10 @@ export class DataSession {
       params.push(spec.c);
     }
     for (const [name, op, value] of spec.w) {
+      if (op === 'match') {
+        conds.push(this.#match(t, name, value as Array<[string, unknown]>, params));
+        continue;
+      }
       const { column, field } = filterColumn(t, name);
       let v = encodeValue(field, name, value);
       if (field?.field.type === 'hierarchy' && typeof v === 'string') v = hierarchySortKey(v);
@@ -160,6 +165,32 @@ export class DataSession {
       params.push(v);
     }
     return conds.length ? ' WHERE ' + conds.join(' AND ') : '';
+  }
+
+  /**
+   * An embedded field matching sub-field values. The JSON column is read with each dialect's JSON
+   * functions; the keys are field names of the definition (checked by the runtime and here), values
+   * are parameters. In an embedded list, one entry must match every value.
+   */
+  #match(t: TableLayout, name: string, pairs: Array<[string, unknown]>, params: SqlValue[]): string {
+    const f = t.byName.get(name);
+    if (!f || f.field.type !== 'embedded') throw badQuery(`${t.model.name}.${name} is not an embedded field`);
+    const pg = this.#engine.dialect === 'postgres';
+    const list = f.field.list !== undefined;
+    const item = list ? (pg ? 'e.value' : 'e.value') : pg ? `${q(f.column)}::jsonb` : q(f.column);
+    const conds = pairs.map(([key, v]) => {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw badQuery(`"${key}" is not a field name`);
+      if (v === null) return pg ? `(${item} ->> '${key}') IS NULL` : `json_extract(${item}, '$.${key}') IS NULL`;
+      if (pg) {
+        params.push(typeof v === 'boolean' ? String(v) : typeof v === 'number' ? JSON.stringify(v) : (v as SqlValue));
+        return `${item} ->> '${key}' = ?`;
+      }
+      params.push(typeof v === 'boolean' ? (v ? 1 : 0) : (v as SqlValue));
+      return `json_extract(${item}, '$.${key}') = ?`;
+    });
+    if (!list) return conds.join(' AND ');
+    const each = pg ? `jsonb_array_elements(CASE WHEN ${q(f.column)} IS NULL THEN '[]'::jsonb ELSE ${q(f.column)}::jsonb END) AS e(value)` : `json_each(${q(f.column)}) AS e`;
+    return `EXISTS (SELECT 1 FROM ${each} WHERE ${conds.join(' AND ')})`;
   }
 
   #order(t: TableLayout, spec: QuerySpec): string {

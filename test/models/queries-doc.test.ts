@@ -46,8 +46,10 @@ const MODELS: AppFiles = {
   '📦/🌐Step.yaml': 'title: string\nhierarchy: hierarchy\n',
   '📦/🌐List.yaml': 'title: string\n',
   '📦/List/🌐Note.yaml': 'title: string\n',
+  '📦/📎Address.yaml': 'city: string\nzip?: string\n',
+  '📦/🌐Place.yaml': 'name: string\naddress: Address\nstops[]: Address\n',
 };
-const IMPORTS = "import {Task, Person, Step, List, Note} from '📦'\n";
+const IMPORTS = "import {Task, Person, Step, List, Note, Place, Address} from '📦'\n";
 const SEED = `${IMPORTS}
 new Person().name('Bob')
 const ann = new Person().name('Ann')
@@ -62,6 +64,10 @@ const home = new List().title('Home')
 new Note(home).title('Milk')
 new Note(home).title('Bread')
 new Note(new List().title('Work')).title('Email')
+new Place().name('Office').address(new Address({city: 'Oslo', zip: '0150'}))
+const trip = new Place().name('Trip').address(new Address({city: 'Oslo'}))
+trip.stops.add(new Address({city: 'Bergen', zip: '5003'}))
+trip.stops.add(new Address({city: 'Tromsø'}))
 ;({ok: true})
 `;
 
@@ -157,6 +163,21 @@ const READS: Record<string, Example[]> = {
     ex('List.all().flatMap((l) => Note.list(l)).map((n) => n.title)', ['Milk', 'Bread', 'Email']),
   ],
   'distinct()': [ex('Task.all().map((t) => t.status).distinct()', ['active', 'done'])],
+  'insert(fn)': [
+    ex("Task.status('done').map((t) => t.title).insert((it) => it.first ? 'first' : it.last ? 'last' : null)", ['first', 'Fix bug', 'Ship', 'last']),
+    ex("Task.all().map((t) => t.points ?? 0).insert((it) => it.previous != null && it.next != null && it.next < it.previous ? '↓' : null)", [3, 5, '↓', 1, '↓', 0]),
+    ex("Task.title('Nothing').map((t) => t.title).insert((it) => it.empty ? ['(none)'] : null)", ['(none)']),
+    fails('Task.all().insert((it) => null)', 500),
+  ],
+  'embedded matches': [
+    ex("Place.address({city: 'Oslo'}).map((p) => p.name)", ['Office', 'Trip']),
+    ex("Place.address({city: 'Oslo', zip: '0150'}).map((p) => p.name)", ['Office']),
+    ex("Place.stops({city: 'Bergen'}).map((p) => p.name)", ['Trip']),
+    ex("Place.stops({city: 'Bergen', zip: '5003'}).count()", 1),
+    ex("Place.stops({city: 'Tromsø', zip: '5003'}).count()", 0),
+    ex("Place.all().address(new Address({city: 'Oslo', zip: '0150'})).count()", 1),
+    fails("Place.address({country: 'NO'})", 500),
+  ],
   'forEach(fn)': [ex('let total = 0;\nTask.all().forEach((t) => { total += t.points ?? 0 });\ntotal', 9)],
   'count()': [
     ex('Task.all().count()', 4),
@@ -190,6 +211,13 @@ const READS: Record<string, Example[]> = {
     ex('Note.anyList().get().list().get().title', 'Home'),
     fails('Note.all()', 500),
     ex("Note.list(List.title('Home').get().id).count()", 2),
+    ex("List.grouping(Note.anyList()).map((g) => ({list: g.list.title, notes: g.note.map((n) => n.title)}))", [
+      { list: 'Home', notes: ['Milk', 'Bread'] },
+      { list: 'Work', notes: ['Email'] },
+    ]),
+    ex('List.grouping(Note.anyList().limit(1)).map((g) => g.note.map((n) => n.title))', [['Milk'], ['Email']]),
+    ex("List.grouping(Note.anyList().title('Email')).map((g) => g.list.title)", ['Work']),
+    fails('List.grouping(Task.all())', 500),
   ],
   'by id': [
     ex("const id = Task.title('Write docs').get().id;\nTask.get(id).title", 'Write docs'),
