@@ -10,7 +10,7 @@ import type { SourceTree } from '../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, RequestInfo } from './endpoint.js';
-import type { AppOptions } from './load.js';
+import type { AppOptions } from './options.js';
 import { importChecker, paramsInScope, RequestScope, scriptModelOptions, type ModuleSystem } from './modules.js';
 import { routeNameOf, type Consumer } from './suppliers.js';
 

@@ -8,14 +8,12 @@
  * conflicts; 6. build the router and the ⚡NotFound.html lookup.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { AssetCatalog, IMMUTABLE, PINNED } from '../assets/index.js';
 import { PolicyCompiler } from '../csp/index.js';
 import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
 import {
   createRouter,
   formatPattern,
-  paramName,
   parseRouteFile,
   splitPath,
   type Method,
@@ -36,35 +34,9 @@ import { readSettings, type AppSettings } from './settings.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
-import { checkModelParams, withModelParams } from './model-params.js';
-
-export interface AppOptions {
-  /** Development mode: render error details into HTML comments, log more. */
-  dev?: boolean;
-  /** Largest request body accepted, in bytes (default 1 MiB). */
-  bodyLimit?: number;
-  /** Files up to this size are held in memory; larger ones are streamed (default 4 MiB). */
-  memoryLimit?: number;
-  /** Where run-time problems of scripts and views are logged (default: standard error). */
-  log?: (message: string, fields: Record<string, unknown>) => void;
-  /**
-   * Content-Security-Policy headers on views and pages (default true). False is for measuring
-   * the policy's cost only: pages are built the same (rewrites, inlining, build checks) but sent
-   * without a policy.
-   */
-  csp?: boolean;
-}
-
-/** How a `{param}` segment turns into a value (🔗.yaml, REFERENCE §3.2). */
-export type ParamDefinition = (
-  | { form: 'values'; values: Set<string> }
-  | { form: 'field'; field: string }
-  | { form: 'options'; field: string }
-  | { form: 'feature'; feature: string }
-) & {
-  /** The 🔗.yaml it comes from. */
-  source?: string | undefined;
-};
+import { withModelParams } from './model-params.js';
+import { checkModelParams, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
+import type { AppOptions } from './options.js';
 
 export interface RouteRow {
   method: Method;
@@ -204,7 +176,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     const data = models.models.size || models.embedded.size ? new AppData(models) : undefined;
-    const paramDef = (p: ParamValue): ParamDefinition | undefined => params.get(params.has(p.dir) ? p.dir : p.dir + '/' + p.name);
+    const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
     const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data };
     let router: Router<Endpoint> | undefined;
     const ctx: CompileContext = {
@@ -353,109 +325,6 @@ function warnPrivateAncestors(dirs: string[], diagnostics: DiagnosticList): void
         dir,
       );
     }
-  }
-}
-
-function readParamDefinitions(
-  dirs: string[],
-  files: ClassifiedFile[],
-  tree: SourceTree,
-  diagnostics: DiagnosticList,
-): Map<string, ParamDefinition> {
-  const defs = new Map<string, ParamDefinition>();
-  const read = (defPath: string, key: string): void => {
-    const source = tree.read(defPath);
-    if (source === undefined) return;
-    const def = parseParamDefinition(defPath, source, diagnostics);
-    if (def) defs.set(key, { ...def, source: defPath });
-  };
-  const paramDirsByParent = new Map<string, string[]>();
-  for (const dir of dirs) {
-    if (isPrivateDir(dir)) continue;
-    const name = dir.slice(dir.lastIndexOf('/') + 1);
-    const param = paramName(name);
-    if (param === undefined) continue;
-    const parent = dir.slice(0, dir.lastIndexOf('/'));
-    paramDirsByParent.set(parent, [...(paramDirsByParent.get(parent) ?? []), dir]);
-    checkParamName(param, dir, diagnostics);
-    if (tree.read(dir + '/🔗.yaml') === undefined) {
-      diagnostics.error('LW_ROUTE_PARAM_NO_DEFINITION', `the dynamic directory ${name} has no 🔗.yaml: add ${dir}/🔗.yaml with a "values:" list or a "field:" of a model`, dir);
-    } else {
-      read(dir + '/🔗.yaml', dir);
-    }
-  }
-  for (const [parent, list] of paramDirsByParent) {
-    if (list.length > 1) {
-      for (const dir of list.slice(1)) {
-        diagnostics.error('LW_ROUTE_TWO_PARAMS', `two dynamic directories at one level (${list.map((d) => d.slice(parent.length + 1)).join(', ')}): keep one and tell values apart inside it`, dir);
-      }
-    }
-  }
-  const fileParamsByDir = new Map<string, ClassifiedFile[]>();
-  for (const file of files) {
-    if (file.hidden || (file.kind !== 'view' && file.kind !== 'page')) continue;
-    const param = paramName(file.name.slice(0, -'.html'.length));
-    if (param === undefined) continue;
-    checkParamName(param, file.path, diagnostics);
-    fileParamsByDir.set(file.dir, [...(fileParamsByDir.get(file.dir) ?? []), file]);
-    const defPath = `${file.dir}/{${param}}🔗.yaml`;
-    if (tree.read(defPath) === undefined) {
-      diagnostics.error('LW_ROUTE_PARAM_NO_DEFINITION', `the dynamic page ${file.name} has no definition: add ${defPath} with a "values:" list or a "field:" of a model`, file.path);
-    } else {
-      read(defPath, file.dir + '/' + param);
-    }
-  }
-  for (const list of fileParamsByDir.values()) {
-    for (const file of list.slice(1)) {
-      diagnostics.error('LW_ROUTE_TWO_PARAMS', `two dynamic pages in one directory (${list.map((f) => f.name).join(', ')}): keep one`, file.path);
-    }
-  }
-  return defs;
-}
-
-function checkParamName(name: string, path: string, diagnostics: DiagnosticList): void {
-  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) {
-    diagnostics.error('LW_ROUTE_PARAM_NAME', `"{${name}}" is not a valid parameter name: use a lowerCamel identifier such as {taskId}`, path);
-  }
-}
-
-/** Parses a 🔗.yaml: exactly one of `values:` (a list, or an options field), `field:`, `feature:`. */
-export function parseParamDefinition(path: string, source: string, diagnostics: DiagnosticList): ParamDefinition | undefined {
-  let data: unknown;
-  try {
-    data = parseYaml(source);
-  } catch (err) {
-    const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
-    diagnostics.at('error', 'LW_APP_YAML', `invalid YAML: ${(err as Error).message.split('\n')[0]}`, path, { line: pos?.line ?? 1, column: pos?.col ?? 1 });
-    return undefined;
-  }
-  const fail = (message: string): undefined => {
-    diagnostics.error('LW_ROUTE_PARAM_DEFINITION', message, path);
-    return undefined;
-  };
-  if (!data || typeof data !== 'object' || Array.isArray(data)) {
-    return fail('a 🔗.yaml holds one key: "values: [a, b]", "values: 📦.Model.field", "field: 📦.Model.field" or "feature: name"');
-  }
-  const keys = Object.keys(data);
-  if (keys.length !== 1) return fail(`a 🔗.yaml holds exactly one of "values", "field", "feature"; found ${keys.join(', ') || 'nothing'}`);
-  const value = (data as Record<string, unknown>)[keys[0]!];
-  switch (keys[0]) {
-    case 'values':
-      if (Array.isArray(value)) {
-        const bad = value.find((v) => typeof v !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(v));
-        if (bad !== undefined) return fail(`"values:" entries must be URL-safe lowercase strings (a-z, 0-9, -); "${String(bad)}" is not`);
-        return { form: 'values', values: new Set(value as string[]) };
-      }
-      if (typeof value === 'string' && /^(📦|🗄)\.\w+\.\w+$/.test(value)) return { form: 'options', field: value };
-      return fail('"values:" is a list of URL-safe strings, or an options field such as 📦.Task.status');
-    case 'field':
-      if (typeof value === 'string' && /^(📦|🗄)\.\w+\.\w+$/.test(value)) return { form: 'field', field: value };
-      return fail('"field:" names a model field such as 📦.Task.id or 🗄.Article.uid');
-    case 'feature':
-      if (typeof value === 'string' && value) return { form: 'feature', feature: value };
-      return fail('"feature:" names a resolver');
-    default:
-      return fail(`unknown key "${keys[0]}": use "values", "field" or "feature"`);
   }
 }
 

@@ -8,54 +8,12 @@
  * - an old value of a `uid` field answers 301 to the same URL with the current value;
  * - otherwise the endpoint runs, knowing each parameter's record id (a uid parameter is a link
  *   to the record, like an id parameter).
- *
- * `values: 📦.Task.status` becomes the list of that options field's values at load, checked by
- * the router like a written list.
  */
-import type { DiagnosticList } from '../diag/index.js';
-import type { ModelSchema } from '../models/index.js';
 import type { ParamValue } from '../router/index.js';
 import { StoreError } from '../store/index.js';
 import type { AppData } from './data.js';
 import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
-import type { ParamDefinition } from './load.js';
-
-const MODEL_FIELD = /^📦\.(\w+)\.(\w+)$/;
-
-/** Checks model references of the 🔗.yaml files against the definitions; options become value lists. */
-export function checkModelParams(params: Map<string, ParamDefinition>, schema: ModelSchema, diagnostics: DiagnosticList): void {
-  for (const [key, def] of params) {
-    if (def.form !== 'field' && def.form !== 'options') continue;
-    const m = MODEL_FIELD.exec(def.field);
-    if (!m) continue; // 🗄 static models: the content issue
-    const where = def.source ?? key;
-    const model = schema.models.get(m[1]!);
-    if (!model) {
-      const names = [...schema.models.keys()];
-      diagnostics.error('LW_ROUTE_PARAM_DEFINITION', `there is no model ${m[1]} in /📦/${names.length ? `; the models are ${names.join(', ')}` : ''}`, where);
-      params.delete(key);
-      continue;
-    }
-    const field = model.fields.find((f) => f.name === m[2]);
-    if (def.form === 'options') {
-      if (field?.type !== 'options') {
-        diagnostics.error('LW_ROUTE_PARAM_DEFINITION', `"values: ${def.field}" needs an options field; ${model.name}.${m[2]} is ${field ? `a ${field.type} field` : 'not a field'}`, where);
-        params.delete(key);
-        continue;
-      }
-      params.set(key, { form: 'values', values: new Set((field.values ?? []).map((v) => v.value)), source: def.source });
-      continue;
-    }
-    if (m[2] !== 'id' && (field?.type !== 'uid' || field.list !== undefined)) {
-      diagnostics.error(
-        'LW_ROUTE_PARAM_DEFINITION',
-        `"field: ${def.field}" must name the id or a uid field of ${model.name}${field ? ` (${m[2]} is a ${field.type} field)` : ` (it has no field ${m[2]})`}`,
-        where,
-      );
-      params.delete(key);
-    }
-  }
-}
+import { MODEL_FIELD, type ParamDefinition } from './params.js';
 
 interface Backed {
   param: ParamValue;

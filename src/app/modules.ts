@@ -12,7 +12,7 @@ import { openScriptValue, ScriptBudget, utilModule } from '../script/index.js';
 import type { CompiledView, RenderOutput } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
-import type { ParamDefinition } from './load.js';
+import { paramDefinitionOf, type ParamDefinition } from './params.js';
 import {
   fieldsRecord,
   FormFields,
@@ -160,7 +160,7 @@ export class RequestScope {
   }
 
   #paramDef(p: ParamValue): ParamDefinition | undefined {
-    return this.#system.params.get(this.#system.params.has(p.dir) ? p.dir : p.dir + '/' + p.name);
+    return paramDefinitionOf(this.#system.params, p);
   }
 
   /** RunContext.request of the scripts of this request (the URL is built only if a script reads it). */
