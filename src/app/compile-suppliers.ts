@@ -74,7 +74,7 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
       const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n), prepare: (t) => ctx.csp.prepare(t) });
       if (view) modules.code.set(info.path, { file: info, view });
     } else {
-      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: ctx.diagnostics, checkImport: check, ...scriptModelOptions(modules) });
+      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: ctx.diagnostics, checkImport: check, ...scriptModelOptions(modules, 'a supplier') });
       if (script) modules.code.set(info.path, { file: info, script });
     }
   }

@@ -179,7 +179,7 @@ function compileScriptEndpoint(
     kind: 'endpoint',
     diagnostics: ctx.diagnostics,
     checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir)),
-    ...scriptModelOptions(ctx.modules),
+    ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`),
   });
   if (!script) return undefined;
   const data = ctx.modules.data;

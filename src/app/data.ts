@@ -25,7 +25,7 @@ import {
   type ModelDefinition,
   type ModelSchema,
 } from '../models/index.js';
-import { currentBudgetToken, installModels } from '../script/index.js';
+import { currentBudgetToken, installModels, type ModelShape } from '../script/index.js';
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
 
 export interface DataOptions {
@@ -56,6 +56,8 @@ export class AppData {
   readonly link: (model: string, id: string) => unknown;
   /** The field names of every model (fluent setters, generate.ts). */
   readonly fieldNames: ReadonlySet<string>;
+  /** What scripts may name on each model (build-time checks, script/model-use.ts). */
+  readonly shapes: ReadonlyMap<string, ModelShape>;
   store: AppStore | undefined;
   readonly #requests = new WeakMap<object, DataRequest>();
   readonly #markdown = new Map<string, string>();
@@ -66,6 +68,7 @@ export class AppData {
     for (const m of schema.models.values()) for (const f of m.fields) if (!f.builtIn) names.add(f.name);
     for (const m of schema.embedded.values()) for (const f of m.fields) names.add(f.name);
     this.fieldNames = names;
+    this.shapes = new Map([...schema.models.values()].map((m) => [m.name, shapeOf(m)]));
     const installed = installModels(describe(schema), (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
     this.namespace = installed.namespace;
     this.link = installed.link;
@@ -195,6 +198,33 @@ function hierarchyOp(fn: string, v: string, other: unknown): unknown {
   throw new Error(`unknown hierarchy operation ${fn}`);
 }
 
+/** Fields that queries can filter (the runtime's `q` flag, and the store's indexes). */
+const queryable = (f: FieldDefinition): boolean => f.list === undefined && !['map', 'geo', 'embedded', 'html', 'markdown', 'svg-icon'].includes(f.type);
+const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+
+/** What a script may name on a model, as realm-models.ts builds it (M.x statics, record members). */
+function shapeOf(m: ModelDefinition): ModelShape {
+  const fields = m.fields.filter((f) => !f.builtIn);
+  const statics = new Set(['all', 'get', 'optional', 'exists', 'asc', 'desc', 'grouping', 'markdown', 'name']);
+  const unqueryable = new Map<string, string>();
+  for (const n of ['id', 'created', 'modified']) for (const op of ['_gt', '_gte', '_lt', '_lte']) statics.add(n + op);
+  for (const f of fields) {
+    statics.add(f.name);
+    if (queryable(f)) for (const op of ['_gt', '_gte', '_lt', '_lte']) statics.add(f.name + op);
+    else if (f.type !== 'embedded' || f.list !== undefined) unqueryable.set(f.name, f.list !== undefined ? `a ${f.type} list field` : `a ${f.type} field`);
+    if (f.type === 'embedded' && f.embedded?.includes('.')) statics.add(f.embedded.slice(f.embedded.indexOf('.') + 1));
+  }
+  // An embedded list can be matched too (Place.stops({city})).
+  for (const f of fields) if (f.type === 'embedded') unqueryable.delete(f.name);
+  const instance = new Set(['id', 'created', 'modified', 'remove', 'copy', 'copyable', 'toJSON']);
+  if (m.container) {
+    statics.add(lowerFirst(m.container));
+    statics.add('any' + m.container);
+    instance.add(lowerFirst(m.container));
+  }
+  return { statics, fields: new Set(fields.map((f) => f.name)), instance, unqueryable };
+}
+
 function toScriptError(e: unknown): unknown {
   if (e instanceof StoreError) {
     const status = e.code === 'LW_STORE_UNAVAILABLE' || e.code === 'LW_STORE_CONFLICT' ? 503 : 500;
@@ -220,9 +250,8 @@ function describe(schema: ModelSchema): unknown {
     init: f.init ?? null,
     unique: f.unique,
     order: f.order,
-    q: f.list === undefined && !['map', 'geo', 'embedded', 'html', 'markdown', 'svg-icon'].includes(f.type),
+    q: queryable(f),
   });
-  const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
   const modelOf = (m: ModelDefinition) => ({
     name: m.name,
     kind: m.kind,

@@ -8,7 +8,7 @@
 import { LanewayError } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
-import { openScriptValue, ScriptBudget, utilModule } from '../script/index.js';
+import { openScriptValue, ScriptBudget, utilModule, type ModelUseRules } from '../script/index.js';
 import type { CompiledView, RenderOutput } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
@@ -300,7 +300,10 @@ export class RequestScope {
   }
 }
 
-/** Compile options that let scripts use the app's models (fluent setters, writes at the end). */
-export function scriptModelOptions(system: Pick<ModuleSystem, 'data'>): { fluent?: ReadonlySet<string>; models?: boolean } {
-  return system.data ? { fluent: system.data.fieldNames, models: true } : {};
+/**
+ * Compile options that let scripts use the app's models (fluent setters, writes at the end), and
+ * check their use at build time; `readOnly` names a script that cannot write ("a GET script").
+ */
+export function scriptModelOptions(system: Pick<ModuleSystem, 'data'>, readOnly?: string): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
+  return system.data ? { fluent: system.data.fieldNames, models: true, modelUse: { models: system.data.shapes, readOnly } } : {};
 }

@@ -7,6 +7,7 @@ import * as acorn from 'acorn';
 import vm from 'node:vm';
 import { LanewayError } from '../diag/index.js';
 import { generateScript } from './generate.js';
+import { checkModelUse } from './model-use.js';
 import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, plainJson, registerPositions, registerSource, ScriptBudget, SCRIPT_SCHEME, shareValue, toHost, toRealm, type RealmRun } from './realm.js';
 import { DEFAULT_LIMITS, type CompiledScript, type ScriptKind, type RunContext, type RunOutcome, type ScriptCompileOptions, type ScriptLimits } from './types.js';
 import { validateScript } from './validate.js';
@@ -37,6 +38,7 @@ export function compileScript(file: string, source: string, options: ScriptCompi
     checkImport: options.checkImport,
   });
   if (!analysis) return undefined;
+  if (options.modelUse) checkModelUse(program as never, analysis.imports, options.modelUse, file, source, options.diagnostics);
   const { code, sourcePos } = generateScript(program, analysis, options.kind, source, registerSource, {
     ...(options.fluent ? { fluent: options.fluent } : {}),
     ...(options.models ? { models: true } : {}),

@@ -4,6 +4,7 @@
 
 // Compile and run
 export { compileScript } from './compile.js';
+export type { ModelShape, ModelUseRules } from './model-use.js';
 export {
   DEFAULT_LIMITS,
   type CompiledScript,

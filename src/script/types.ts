@@ -1,4 +1,5 @@
 /** The public shapes of the script compiler and runtime (re-exported by index.ts). */
+import type { ModelUseRules } from './model-use.js';
 import type { Code, DiagnosticList, LanewayError } from '../diag/index.js';
 import type { ScriptBudget } from './realm.js';
 
@@ -17,6 +18,8 @@ export interface ScriptCompileOptions {
   fluent?: ReadonlySet<string>;
   /** The app has models: endpoints write pending changes and serialise records at the end. */
   models?: boolean;
+  /** Build-time checks of the script's use of the models (model-use.ts). */
+  modelUse?: ModelUseRules;
 }
 
 export interface ScriptLimits {

@@ -40,7 +40,7 @@ const APP = {
   'tasks/{task}/📮remove.js': "import {task} from '🔗';\ntask.get().remove();\n({ok: true});\n",
   'tasks/{task}/📮status.js': "import {task} from '🔗';\nimport {status} from 'form';\nlet t = task.get();\nt.status = status;\nt;\n",
   'tasks/fail/POST.js': "import {Task} from '📦';\nnew Task().title('never');\nthrow ({error: 'no'});\n",
-  'tasks/get-write/GET.js': "import {Task} from '📦';\nnew Task().title('never');\n({});\n",
+  'tasks/get-write/GET.js': "import {Task} from '📦';\nconst t = Task.all().get();\nt.title = 'changed in a GET';\n({});\n",
   'counter/POST.js': "import {Counter} from '📦';\nlet c = Counter.name('c').optional();\nif (c == null) { c = new Counter().name('c'); }\nc.count += 1;\n({count: c.count});\n",
   'counter/GET.js': "import {Counter} from '📦';\nCounter.name('c').get();\n",
   'articles/POST.js': "import {Article} from '📦';\nimport {slug} from 'form';\nlet a = new Article().slug(slug).published(new Date(Date.UTC(2024, 0, 2, 3, 4, 5))).day('2024-05-06').score(2.5);\na.tags.add('x');\na.tags.add('y');\na.tags.add('x');\na;\n",
@@ -170,6 +170,7 @@ describe('the data directory and migrations (laneway serve / migrate)', () => {
       await s.close();
     }
     writeFileSync(join(dir, '📦', '🌐Note.yaml'), 'title: string\n');
+    writeFileSync(join(dir, 'notes', 'POST.js'), "import {Note} from '📦';\nnew Note().title('t');\n({});\n");
     const bin = join(import.meta.dirname, '..', '..', 'bin', 'laneway');
     const refused = spawnSync(process.execPath, [bin, 'migrate', dir], { encoding: 'utf8' });
     assert.equal(refused.status, 1);
