@@ -214,6 +214,9 @@ function compileScriptEndpoint(
   async function runInTransaction(req: RequestInfo, scope: RequestScope): Promise<Reply> {
     const store = data!.store;
     if (!store) return unavailable(req, 'the database is not open');
+    // The body first: a slow or vanished client never holds the write transaction (and on SQLite
+    // the write lock) open. A body over the limit or cut off fails here (413, 400).
+    await req.readBody();
     let tx;
     try {
       tx = await store.begin();

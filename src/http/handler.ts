@@ -169,6 +169,12 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
 /** Reads a request body up to `limit` bytes; past it, rejects with 413 and stops reading. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // The client went away before the body was asked for: Node has destroyed the request and will
+    // send no more events, so settle now rather than wait forever.
+    if (req.destroyed && !req.readableEnded) {
+      reject(new LanewayError('LW_HTTP_BAD_BODY', 'the request body was cut off', { status: 400 }));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {

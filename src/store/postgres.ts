@@ -32,6 +32,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const STATEMENT_TIMEOUT_MS = 30_000;
 /** The client gives up a little later, for a server that stopped answering altogether. */
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+/** A session idle inside a transaction this long is ended by the server (its locks released). */
+const IDLE_IN_TRANSACTION_MS = 60_000;
 
 /**
  * The advisory lock that serialises schema changes of every Laneway instance on a database: the
@@ -148,6 +150,8 @@ function toStoreError(err: unknown): StoreError {
   if (code === '23505') return new StoreError('LW_STORE_UNIQUE', message, constraint);
   if (code === '40001' || code === '40P01') return new StoreError('LW_STORE_CONFLICT', `${message} (the transaction failed as a whole and can be run again)`);
   if (isConnectionError(err)) return new StoreError('LW_STORE_UNAVAILABLE', `PostgreSQL is unavailable: ${unavailableReason(err)}.`);
+  // 57014: statement_timeout (or a cancel); 55P03: a lock wait gave up. The request may be retried.
+  if (code === '57014' || code === '55P03') return new StoreError('LW_STORE_UNAVAILABLE', `PostgreSQL did not answer in time: ${message}.`);
   return new StoreError('LW_STORE_QUERY', message);
 }
 
@@ -220,6 +224,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
+    // A transaction left open (a bug, a process paused mid-request) never holds locks for long.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     application_name: 'laneway',
     keepAlive: true,
     types: POSTGRES_TYPES,

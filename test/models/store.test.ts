@@ -146,6 +146,27 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('clients that hang up right after sending a POST leave no transaction open', async () => {
+      const { connect } = await import('node:net');
+      const body = 'title=gone';
+      const raw = `POST /tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      await Promise.all(
+        Array.from({ length: 30 }, () => new Promise<void>((resolve) => {
+          const socket = connect(s.port, '127.0.0.1', () => {
+            socket.write(raw);
+            setTimeout(() => socket.destroy(), 2);
+          });
+          socket.on('close', () => resolve());
+          socket.on('error', () => resolve());
+        })),
+      );
+      // Every pooled connection (PostgreSQL) and the write lock (SQLite) are free again.
+      for (let i = 0; i < 12; i++) {
+        const r = await s.request('POST', '/tasks', FORM_H, form({ title: `after ${i}` }));
+        assert.equal(r.status, 200, r.body.toString());
+      }
+    });
+
     it('100 concurrent increments of one record end at exactly 100', async () => {
       assert.equal(json(await s.request('POST', '/counter', FORM_H, '')).count, 1);
       await Promise.all(Array.from({ length: 99 }, () => s.request('POST', '/counter', FORM_H, '')));
