@@ -108,6 +108,12 @@ export class AppData {
 
   /** Everything the realm's model runtime asks of the host. */
   #channel(op: string, a: unknown, b: unknown, c: unknown): unknown {
+    // PostgreSQL answers Promises: their failures are mapped like the synchronous ones.
+    const r = this.#operation(op, a, b, c);
+    return r instanceof Promise ? r.catch((e: unknown) => Promise.reject(toScriptError(e))) : r;
+  }
+
+  #operation(op: string, a: unknown, b: unknown, c: unknown): unknown {
     try {
       switch (op) {
         case 'q':

@@ -64,8 +64,8 @@ const OMap = Map;
 let lastTime = 0;
 const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; lastTime = t; return t; };
 
-const INST = new OWeakSet();   // callable instances
-const LINKS = new OWeakSet();  // callable links
+const INST = new OWeakSet();   // records (callable for container models)
+const LINKS = new OWeakSet();  // links (callable for container models)
 const QUERIES = new OWeakSet();
 const MODEL_CLASSES = new OWeakSet(); // the M of each model (views read them through viewOp)
 const HIER = new OWeakSet();
@@ -75,7 +75,8 @@ class App {
   constructor(desc, ch) {
     this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {};
     for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
-    for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; this.models.set(d.name, d); }
+    for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; d.isContainer = false; this.models.set(d.name, d); }
+    for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
     for (let i = 0; i < desc.models.length; i++) buildModel(this, desc.models[i]);
     for (let i = 0; i < desc.embedded.length; i++) if (apply(S_.indexOf, desc.embedded[i].name, ['.']) < 0) this.ns[desc.embedded[i].name] = buildEmbeddedCtor(this, desc.embedded[i]);
   }
@@ -229,12 +230,18 @@ const touch = (s, f) => {
   s.dirty.add(f.name);
   if (!s.pending) { s.pending = true; push(uow().pend, s); }
 };
-const makeInstance = (d, row, st) => {
-  const s = new IState(d, row, st);
-  const inst = (cb) => withContainer(d, row[0], cb);
+// A record of a model that contains others is callable (list(() => Note.all()) selects it);
+// other records are plain objects, which are much cheaper to make.
+const newRecordObject = (d, id) => {
+  if (!d.isContainer) return OObject.create(d.proto);
+  const inst = (cb) => withContainer(d, id, cb);
   delete inst.name; delete inst.length;
   OObject.setPrototypeOf(inst, d.proto);
-  IS.set(inst, s); INST.add(inst);
+  return inst;
+};
+const makeInstance = (d, row, st) => {
+  const inst = newRecordObject(d, row[0]);
+  IS.set(inst, new IState(d, row, st)); INST.add(inst);
   return inst;
 };
 const IS = new OWeakMap();
@@ -245,9 +252,14 @@ const LS = new OWeakMap();
 const LSTATE = (o) => LS.get(o);
 const makeLink = (app, model, id) => {
   const d = app.models.get(model);
-  const l = (cb) => withContainer(d, id, cb);
-  delete l.name; delete l.length;
-  OObject.setPrototypeOf(l, d.linkProto);
+  let l;
+  if (d.isContainer) {
+    l = (cb) => withContainer(d, id, cb);
+    delete l.name; delete l.length;
+    OObject.setPrototypeOf(l, d.linkProto);
+  } else {
+    l = OObject.create(d.linkProto);
+  }
   LS.set(l, { m: model, id: id, d: d }); LINKS.add(l);
   return l;
 };
@@ -746,9 +758,7 @@ const loadById = (d, id, required) => {
   }));
 };
 const instanceOfState = (s) => {
-  const inst = (cb) => withContainer(s.d, s.v[0], cb);
-  delete inst.name; delete inst.length;
-  OObject.setPrototypeOf(inst, s.d.proto);
+  const inst = newRecordObject(s.d, s.v[0]);
   IS.set(inst, s); INST.add(inst);
   return inst;
 };
