@@ -819,7 +819,11 @@ const outField = (app, f, v) => {
   }
 };
 // An endpoint's completion value: write what is pending (every record complete), then the output.
-const endpointOut = (v) => pt(flush(true), () => outValue(v, 0));
+// A failed redirect (.invalid(…)) rolls everything back: records left incomplete do not matter.
+const endpointOut = (v) => {
+  if (v !== null && typeof v === 'object') { const rs = RS.get(v); if (rs !== undefined && rs.failed) return outValue(v, 0); }
+  return pt(flush(true), () => outValue(v, 0));
+};
 // $lw_fs(o, 'title', args): a fluent setter on a record (m.title('x') sets and returns m), else a method call.
 const fluent = (o, k, ...args) => {
   if (INST.has(o)) {

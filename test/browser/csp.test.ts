@@ -7,6 +7,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, skip, violationRecordingPage, type Browser, type Page } from './chromium.js';
 import { serve, type Served } from '../helpers.js';
@@ -48,7 +51,8 @@ describe('policies in Chromium', { skip }, () => {
   let page: Page;
 
   before(async () => {
-    example = await serve(EXAMPLE);
+    // The example's data directory goes to a temporary directory, never into the repository.
+    example = await serve(EXAMPLE, { data: { dataDir: mkdtempSync(join(tmpdir(), 'laneway-example-data-')) } });
     fixture = await serve({
       '/📤/Data.js': "const Evil = '<script>window.evil = 1</script><img src=x onerror=\"window.evil = 2\">'\nexport {Evil}",
       '/📤/Widget.html': `${M}<div><script>window.fromSupplier = 1;</script></div>`,
@@ -74,6 +78,7 @@ describe('policies in Chromium', { skip }, () => {
     ['/docs/', 'Docs · Laneway example', 200],
     ['/docs/routing', 'Routing · Laneway example', 200],
     ['/colors/green/', 'Colors · Laneway example', 200],
+    ['/todos/', 'To-do · Laneway example', 200],
     ['/no/such/page', 'Not found · Laneway example', 404],
   ];
 
@@ -91,6 +96,23 @@ describe('policies in Chromium', { skip }, () => {
     }
     await visit(page, example.url + '/about');
     assert.match(await page.textContent('#about-marker') ?? '', /inline script of \/about.html ran/);
+  });
+
+  test('the to-do page of the example: add, reorder, tick and delete items through its forms', async () => {
+    await visit(page, example.url + '/todos/');
+    const titles = () => page.$$eval('.todo input[name=title]', (inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
+    for (const t of ['First', 'Second <b>', 'Third']) {
+      await page.fill('.todo-add input[name=title]', t);
+      await Promise.all([page.waitForNavigation(), page.click('.todo-add button')]);
+    }
+    assert.deepEqual(await titles(), ['First', 'Second <b>', 'Third']);
+    await Promise.all([page.waitForNavigation(), page.click('.todo:nth-child(3) [aria-label="Move up"]')]);
+    assert.deepEqual(await titles(), ['First', 'Third', 'Second <b>']);
+    await Promise.all([page.waitForNavigation(), page.click('.todo:nth-child(1) [aria-label="Done"]')]);
+    assert.equal(await page.$$eval('.todo.done', (l) => l.length), 1);
+    await Promise.all([page.waitForNavigation(), page.click('.todo:nth-child(2) [aria-label="Delete"]')]);
+    assert.deepEqual(await titles(), ['First', 'Second <b>']);
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
   });
 
   test('a script injected at run time is blocked and reported', async () => {

@@ -1,0 +1,4 @@
+import {todo} from '🔗';
+
+todo.get().remove();
+Redirect.dir('todos');
