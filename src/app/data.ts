@@ -167,7 +167,8 @@ export class AppData {
     if (!r.ok) return [0, r.message];
     let v = r.value;
     if (f.type === 'timestamp' && typeof v === 'string') v = Date.parse(v);
-    if (typeof v === 'bigint') v = Number(v);
+    // Scripts hold numbers as JavaScript numbers: an integer they could not read back exactly is refused.
+    if (typeof v === 'bigint') return [0, `${f.label} must be between -9007199254740991 and 9007199254740991`];
     return [1, v];
   }
 

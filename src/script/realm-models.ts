@@ -64,7 +64,9 @@ const OMap = Map;
 let lastTime = 0;
 const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; lastTime = t; return t; };
 
-const INST = new OWeakSet();   // records (callable for container models)
+// Records (callable for container models): their state by record; INST.has(v) says v is one.
+const IS = new OWeakMap();
+const INST = IS;
 const LINKS = new OWeakSet();  // links (callable for container models)
 const QUERIES = new OWeakSet();
 const MODEL_CLASSES = new OWeakSet(); // the M of each model (views read them through viewOp)
@@ -241,10 +243,9 @@ const newRecordObject = (d, id) => {
 };
 const makeInstance = (d, row, st) => {
   const inst = newRecordObject(d, row[0]);
-  IS.set(inst, new IState(d, row, st)); INST.add(inst);
+  IS.set(inst, new IState(d, row, st));
   return inst;
 };
-const IS = new OWeakMap();
 ISTATE = (o) => { const s = IS.get(o); if (s === undefined) throw new OTypeError('not a record'); return s; };
 
 // Links: a record's id and model; get() loads it.
@@ -759,7 +760,7 @@ const loadById = (d, id, required) => {
 };
 const instanceOfState = (s) => {
   const inst = newRecordObject(s.d, s.v[0]);
-  IS.set(inst, s); INST.add(inst);
+  IS.set(inst, s);
   return inst;
 };
 

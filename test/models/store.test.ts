@@ -42,6 +42,7 @@ const APP = {
   'tasks/fail/POST.js': "import {Task} from '📦';\nnew Task().title('never');\nthrow ({error: 'no'});\n",
   'tasks/get-write/GET.js': "import {Task} from '📦';\nconst t = Task.all().get();\nt.title = 'changed in a GET';\n({});\n",
   'counter/POST.js': "import {Counter} from '📦';\nlet c = Counter.name('c').optional();\nif (c == null) { c = new Counter().name('c'); }\nc.count += 1;\n({count: c.count});\n",
+  'counter/big/POST.js': "import {Counter} from '📦';\nimport {n} from 'form';\nnew Counter().name('big').count(n);\n({});\n",
   'counter/GET.js': "import {Counter} from '📦';\nCounter.name('c').get();\n",
   'articles/POST.js': "import {Article} from '📦';\nimport {slug} from 'form';\nlet a = new Article().slug(slug).published(new Date(Date.UTC(2024, 0, 2, 3, 4, 5))).day('2024-05-06').score(2.5);\na.tags.add('x');\na.tags.add('y');\na.tags.add('x');\na;\n",
   'articles/stats/GET.js': "import {Article} from '📦';\n({n: Article.all().count(), sum: Article.all().sum(Article.score), avg: Article.all().avg(Article.score), none: Article.slug('zz').sum(Article.score), e: Article.slug('zz').exists()});\n",
@@ -165,6 +166,13 @@ for (const engine of ENGINES) {
         const r = await s.request('POST', '/tasks', FORM_H, form({ title: `after ${i}` }));
         assert.equal(r.status, 200, r.body.toString());
       }
+    });
+
+    it('integers a script cannot hold exactly are refused, never rounded', async () => {
+      const r = await s.request('POST', '/counter/big', FORM_H, form({ n: '9007199254740993' }));
+      assert.equal(r.status, 422);
+      assert.match(r.body.toString(), /must be between -9007199254740991 and 9007199254740991/);
+      assert.equal((await s.request('POST', '/counter/big', FORM_H, form({ n: '9007199254740991' }))).status, 200);
     });
 
     it('100 concurrent increments of one record end at exactly 100', async () => {
