@@ -11,7 +11,7 @@ import { compileView, isTemplate, type CompiledView, type RenderOutput, type Vie
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, RequestInfo } from './endpoint.js';
 import type { AppOptions } from './options.js';
-import { importChecker, paramsInScope, RequestScope, scriptModelOptions, type ModuleSystem } from './modules.js';
+import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, type ModuleSystem } from './modules.js';
 import { routeNameOf, type Consumer } from './suppliers.js';
 
 export interface CompileContext {
@@ -79,6 +79,7 @@ function compileViewFor(file: ClassifiedFile, ctx: CompileContext): CompiledView
     tree: ctx.tree,
     diagnostics: ctx.diagnostics,
     checkImport: (m, n) => check(m, n),
+    checkMember: viewMemberChecker(ctx.modules),
     prepare: (t) => ctx.csp.prepare(t),
   });
 }

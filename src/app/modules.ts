@@ -307,3 +307,39 @@ export class RequestScope {
 export function scriptModelOptions(system: Pick<ModuleSystem, 'data'>, readOnly?: string): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
   return system.data ? { fluent: system.data.fieldNames, models: true, modelUse: { models: system.data.shapes, readOnly } } : {};
 }
+
+const VIEW_QUERY_MEMBERS = new Set(['asc', 'desc', 'count', 'exists', 'get', 'optional', 'limit', 'distinct']);
+const FIELD_METADATA = new Set(['label', 'placeholder', 'about', 'required', 'optional', 'optionLabel']);
+
+/**
+ * Build-time check of view paths into '📦' (`{{#Task.all.desc}}`, `{{Task.status.optionLabel s}}`):
+ * the model's members, the query members a view may use, an options field's values and metadata.
+ */
+export function viewMemberChecker(system: Pick<ModuleSystem, 'data'>): ((module: string, name: string, segs: readonly string[]) => true | string) | undefined {
+  const data = system.data;
+  if (!data) return undefined;
+  return (module, name, segs) => {
+    if (module !== '📦') return true;
+    let model = name;
+    let rest = segs;
+    if (name === '*') {
+      model = segs[0]!;
+      rest = segs.slice(1);
+    }
+    const shape = data.shapes.get(model);
+    const def = data.schema.models.get(model);
+    if (!shape || !def || rest.length === 0) return true;
+    const first = rest[0]!;
+    if (!shape.statics.has(first)) return `${model} has no field or query "${first}"`;
+    const field = def.fields.find((f) => f.name === first && !f.builtIn);
+    const second = rest[1];
+    if (second === undefined) return true;
+    if (!field) {
+      if (VIEW_QUERY_MEMBERS.has(second) || first === 'get' || first === 'optional') return true;
+      return `a view can read ${[...VIEW_QUERY_MEMBERS].join(', ')} of ${model}.${first}; make other queries in a supplier`;
+    }
+    if (FIELD_METADATA.has(second) || (field.values ?? []).some((v) => v.value === second)) return true;
+    if (field.type === 'options') return `${model}.${first} has no value "${second}"; its values are ${(field.values ?? []).map((v) => v.value).join(', ')}`;
+    return VIEW_QUERY_MEMBERS.has(second) ? true : `${model}.${first} has no "${second}": a field gives label, placeholder, about, required and optional`;
+  };
+}

@@ -70,6 +70,11 @@ export interface ViewCompileOptions {
    */
   checkImport?(module: string, name: string, file: string): true | string;
   /**
+   * Compile-time check of a path that starts at an imported name (`{{#Task.all}}` with `Task`
+   * imported from '📦': name `Task`, segments `['all']`): true, or a message saying what is wrong.
+   */
+  checkMember?(module: string, name: string, segs: readonly string[]): true | string;
+  /**
    * A load-time pass over each file's parse tree (the CSP and asset pass), run once per file
    * before its render code is generated. It may rewrite text nodes' `text` (keeping `marks` in
    * step) and set the `escape` of value tags inside JSON data blocks. Once given, it stays set
@@ -173,6 +178,7 @@ interface Context {
   tree: SourceTree;
   diagnostics: DiagnosticList;
   checkImport: ViewCompileOptions['checkImport'];
+  checkMember: ViewCompileOptions['checkMember'];
   prepare: ViewCompileOptions['prepare'];
   units: Map<string, Unit | null>;
   svgs: Map<string, string | null>;
@@ -185,10 +191,11 @@ const contexts = new WeakMap<DiagnosticList, Context>();
 function contextOf(options: ViewCompileOptions): Context {
   let ctx = contexts.get(options.diagnostics);
   if (ctx === undefined || ctx.tree !== options.tree) {
-    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, prepare: options.prepare, units: new Map(), svgs: new Map() };
+    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, checkMember: options.checkMember, prepare: options.prepare, units: new Map(), svgs: new Map() };
     contexts.set(options.diagnostics, ctx);
   }
   ctx.checkImport = options.checkImport;
+  ctx.checkMember = options.checkMember;
   if (options.prepare !== undefined) ctx.prepare = options.prepare;
   return ctx;
 }
@@ -270,7 +277,27 @@ function loadUnit(ctx: Context, file: string, given?: string): Unit | null {
   const parsed = parseTemplate(source, { from, view: true, report: (code, message, offset) => report(ctx, unit, code, message, offset) });
   unit.nodes = parsed.nodes;
   for (const p of parsed.pragmas) declarePragma(ctx, unit, p);
+  if (ctx.checkMember && unit.imports.size) checkMembers(ctx, unit);
   return unit;
+}
+
+/** Paths that start at an imported name, checked by `checkMember` (a misspelt model field…). */
+function checkMembers(ctx: Context, unit: Unit): void {
+  const check = (e: Expr | undefined): void => {
+    if (e === undefined || e.kind !== 'path') return;
+    const imp = unit.imports.get(e.root);
+    if (imp && e.segs.length) {
+      const verdict = ctx.checkMember!(imp.module, imp.name, e.segs);
+      if (verdict !== true) report(ctx, unit, 'LW_MODEL_MEMBER', verdict, e.start);
+    }
+    for (const a of e.args) check(a);
+    for (const n of e.named) check(n.value);
+  };
+  walkTemplate(unit.nodes, (n) => {
+    const node = n as { expr?: Expr; test?: { exprs: Expr[] } };
+    check(node.expr);
+    if (node.test) for (const x of node.test.exprs) check(x);
+  });
 }
 
 function declareName(ctx: Context, unit: Unit, name: string, at: number, what: string): boolean {

@@ -76,4 +76,19 @@ describe('scripts checked against the model definitions', () => {
   it('a name declared again is not taken for the model', () => {
     assert.deepEqual(problems({ 'x/GET.js': "import {Task} from '📦';\n[{bogus: 1}].map((Task) => Task.bogus);\n" }), []);
   });
+
+  it('views: paths into a model are checked too', () => {
+    const M = '<!--TEMPLATE mustache-->\n';
+    const ok = `${M}{{% import {Task, Note, List} from '📦' }}{{#Task.all.desc as t}}{{t.title}}{{/Task.all.desc}}{{Task.all.count}}{{Task.status.optionLabel 'done'}}{{Task.status.active}}{{Task.title.label}}{{#List.all as l}}{{#Note.list l as n}}{{n.title}}{{/Note.list}}{{/List.all}}{{^Task.all}}none{{/Task.all}}`;
+    assert.deepEqual(problems({ 'ok.html': ok }), []);
+    assert.deepEqual(problems({ 'a.html': `${M}{{% import {Task} from '📦' }}\n{{#Task.alll}}x{{/Task.alll}}` }), [
+      '/a.html:3:4 LW_MODEL_MEMBER Task has no field or query "alll"',
+    ]);
+    assert.deepEqual(problems({ 'b.html': `${M}{{% import {Task} from '📦' }}{{#Task.all.filter}}x{{/Task.all.filter}}` }), [
+      '/b.html:2:33 LW_MODEL_MEMBER a view can read asc, desc, count, exists, get, optional, limit, distinct of Task.all; make other queries in a supplier',
+    ]);
+    assert.deepEqual(problems({ 'c.html': `${M}{{% import * as D from '📦' }}{{D.Task.status.finished}}` }), [
+      '/c.html:2:32 LW_MODEL_MEMBER Task.status has no value "finished"; its values are active, done',
+    ]);
+  });
 });

@@ -41,7 +41,9 @@ const APP = {
   'lists/{list}/index.html': "<!--TEMPLATE mustache-->\n{{% import {Note} from '📦' }}{{% import {list} from '🔗' }}{{list.get.title}}:{{#Note.list list as n}}<i>{{n.title}}</i>{{/Note.list}}",
   'supplied/index.html': "<!--TEMPLATE mustache-->\n{{% import {recent} from '📤' }}{{#recent.desc as t}}<b>{{t.title}}</b>{{/recent.desc}}",
   '📤/recent.js': "import {Task} from '📦';\nlet recent = Task.all();\nexport {recent};\n",
-  'hostile/index.html': "<!--TEMPLATE mustache-->\n{{% import {Task} from '📦' }}[{{#Task.all.modify}}x{{/Task.all.modify}}][{{Task.all.filter}}][{{Task.all.constructor}}]",
+  // A query from a supplier is not checked at build time (writing Task.all.modify in a view is):
+  // at run time a view still reaches none of its writing or callback methods.
+  'hostile/index.html': "<!--TEMPLATE mustache-->\n{{% import {recent} from '📤' }}[{{#recent.modify}}x{{/recent.modify}}][{{recent.filter}}][{{recent.constructor}}]",
 };
 
 for (const engine of ENGINES) {
