@@ -64,9 +64,16 @@ const OMap = Map;
 let lastTime = 0;
 const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; lastTime = t; return t; };
 
-// Records (callable for container models): their state by record; INST.has(v) says v is one.
-const IS = new OWeakMap();
-const INST = IS;
+// Records (callable for container models) carry their state in a private field, stamped on the
+// object by a constructor that returns it (cheaper than a WeakMap entry per record, and nothing a
+// script can read). INST.has(v) says v is a record.
+const Stamp = class extends (function (o) { return o; }) {
+  #s;
+  constructor(o, s) { super(o); this.#s = s; }
+  static get(o) { return o !== null && (typeof o === 'object' || typeof o === 'function') && #s in o ? o.#s : undefined; }
+};
+const IS = { get: Stamp.get, set: (o, s) => { new Stamp(o, s); } };
+const INST = { has: (v) => Stamp.get(v) !== undefined };
 const LINKS = new OWeakSet();  // links (callable for container models)
 const QUERIES = new OWeakSet();
 const MODEL_CLASSES = new OWeakSet(); // the M of each model (views read them through viewOp)

@@ -305,6 +305,16 @@ export function openValue(value: unknown, limits: ScriptLimits = DEFAULT_LIMITS,
 
 // ---- host → realm ----------------------------------------------------------------------------
 
+/** True when every element is a string, a finite or other number, a boolean or null. */
+function flatArray(a: unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    const t = typeof v;
+    if (v !== null && t !== 'string' && t !== 'number' && t !== 'boolean') return false;
+  }
+  return true;
+}
+
 /** Copies a host value into the realm (see the file comment). Never hands out a host object. */
 export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmValue {
   const kit = realm?.kit ?? getRealm().kit;
@@ -323,6 +333,12 @@ export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmVa
   if (value === null) return null;
   const obj = value as object;
   if (obj instanceof ScriptValue) return ScriptValue.realmValue(obj);
+  if (Array.isArray(obj) && !Object.isFrozen(obj) && flatArray(obj)) {
+    // Only strings, numbers, booleans and null (a database row): no cycle or shared value to track.
+    const a = kit.newArray();
+    for (let i = 0; i < obj.length; i++) hostPush.call(a, obj[i]);
+    return a;
+  }
   seen ??= new Map();
   const known = seen.get(obj) ?? frozenCopies.get(obj);
   if (known !== undefined) return known;
