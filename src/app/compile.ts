@@ -241,6 +241,11 @@ function compileScriptEndpoint(
     try {
       await tx.writer.commit();
     } catch (e) {
+      // A write held back until the commit (PostgreSQL) may meet a unique value: 409, as in a script.
+      const mapped = tx.session.commitError(e);
+      if (mapped instanceof LanewayError && mapped.status === 409) {
+        return reply(req, { kind: 'json', status: 409, body: JSON.stringify({ error: mapped.message }), failed: true }, outcome);
+      }
       return unavailable(req, (e as Error).message);
     }
     return reply(req, answer, outcome);

@@ -65,7 +65,7 @@ export class AppStore {
 
   /** A session holding a write transaction; commit or roll back through the returned writer. */
   async begin(): Promise<{ session: DataSession; writer: Writer }> {
-    const writer = await this.engine.begin();
+    const writer = await this.engine.begin({ holdWrites: true });
     return { session: new DataSession(this.engine, this.tables, this.#sql, writer), writer };
   }
 

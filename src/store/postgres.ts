@@ -16,7 +16,7 @@
  */
 import pg from 'pg';
 import type { CustomTypesConfig, PoolClient, QueryArrayResult } from 'pg';
-import { StoreError, type Engine, type Row, type SqlValue, type Writer } from './types.js';
+import { StoreError, type BeginOptions, type Engine, type Row, type SqlValue, type Writer } from './types.js';
 
 /** Options of `openPostgres`. */
 export interface PostgresOptions {
@@ -203,8 +203,21 @@ function openError(target: Target, err: unknown): StoreError {
 
 type Values = SqlValue[];
 
+/**
+ * Names of prepared statements by SQL text. Laneway's statements come from a bounded set of
+ * shapes (one per query shape of the app), so each is parsed and planned once per connection
+ * instead of at every call; past the bound, statements go unnamed.
+ */
+const statementNames = new Map<string, string>();
+const MAX_NAMED_STATEMENTS = 2000;
+
 function arrayQuery(sql: string, params: readonly SqlValue[]) {
-  return { text: sql, values: params as Values, rowMode: 'array' as const };
+  let name = params.length ? statementNames.get(sql) : undefined;
+  if (name === undefined && params.length && statementNames.size < MAX_NAMED_STATEMENTS && /^(SELECT|INSERT|UPDATE|DELETE) /.test(sql)) {
+    name = `lw_${statementNames.size + 1}`;
+    statementNames.set(sql, name);
+  }
+  return name === undefined ? { text: sql, values: params as Values, rowMode: 'array' as const } : { name, text: sql, values: params as Values, rowMode: 'array' as const };
 }
 
 /**
@@ -309,10 +322,24 @@ class PostgresEngine implements Engine {
     return result.rows;
   }
 
-  async begin(): Promise<Writer> {
-    const { client } = await this.#onPooledClient('BEGIN', []);
-    const writer = new PostgresWriter(client, (c, err) => this.#isBroken(c, err), () => this.#writers.delete(writer));
+  /**
+   * A write transaction: BEGIN on a pooled connection of its own. With `holdWrites`, nothing is sent
+   * yet: writes are held back until the transaction first reads, or until the commit — where a
+   * transaction of one write runs as a single statement (its own transaction: one round trip
+   * instead of BEGIN, the write and COMMIT).
+   */
+  async begin(options: BeginOptions = {}): Promise<Writer> {
+    if (this.#closed) throw new StoreError('LW_STORE_UNAVAILABLE', 'PostgreSQL is unavailable: the store was closed.');
+    const writer: PostgresWriter = new PostgresWriter(
+      async (first) => {
+        const { client, result } = await this.#onPooledClient(first.sql, first.params);
+        return { client, result };
+      },
+      (c, err) => this.#isBroken(c, err),
+      () => this.#writers.delete(writer),
+    );
     this.#writers.add(writer);
+    if (!options.holdWrites) await writer.start();
     return writer;
   }
 
@@ -340,26 +367,57 @@ class PostgresEngine implements Engine {
 const ENDED = 'This transaction has already ended (commit or rollback); start another with begin().';
 
 /** One transaction on one checked-out client, released when it ends. */
+interface Statement {
+  sql: string;
+  params: readonly SqlValue[];
+}
+
 class PostgresWriter implements Writer {
   #client: PoolClient | undefined;
   #connectionLost = false;
+  #ended = false;
+  /** Writes not sent yet (nothing was sent yet either: no client, no BEGIN). */
+  #held: Statement[] = [];
+  /** Runs a first statement on a pooled client (retrying a stale connection), keeping the client. */
+  readonly #open: (first: Statement) => Promise<{ client: PoolClient; result: QueryArrayResult<Row> }>;
   readonly #isBroken: (client: PoolClient, err?: unknown) => boolean;
   readonly #onEnd: () => void;
 
-  constructor(client: PoolClient, isBroken: (client: PoolClient, err?: unknown) => boolean, onEnd: () => void) {
-    this.#client = client;
+  constructor(
+    open: (first: Statement) => Promise<{ client: PoolClient; result: QueryArrayResult<Row> }>,
+    isBroken: (client: PoolClient, err?: unknown) => boolean,
+    onEnd: () => void,
+  ) {
+    this.#open = open;
     this.#isBroken = isBroken;
     this.#onEnd = onEnd;
   }
 
-  async #query(sql: string, params: readonly SqlValue[]): Promise<QueryArrayResult<Row>> {
-    const client = this.#client;
-    if (!client) throw new StoreError('LW_STORE_QUERY', ENDED);
+  /** BEGIN on a client of its own, then the writes held back, in order. */
+  start(): Promise<PoolClient> {
+    return this.#start();
+  }
+
+  async #start(): Promise<PoolClient> {
+    if (this.#client) return this.#client;
+    if (this.#ended) throw new StoreError('LW_STORE_QUERY', ENDED);
+    const { client } = await this.#open({ sql: 'BEGIN', params: [] });
+    this.#client = client;
+    const held = this.#held;
+    this.#held = [];
+    for (const st of held) await this.#query(st.sql, st.params, true);
+    return client;
+  }
+
+  async #query(sql: string, params: readonly SqlValue[], held = false): Promise<QueryArrayResult<Row>> {
+    const client = this.#client ?? (await this.#start());
     try {
       return await client.query<Row>(arrayQuery(sql, params));
     } catch (err) {
       if (this.#isBroken(client, err)) this.#connectionLost = true;
-      throw toStoreError(err);
+      const e = toStoreError(err);
+      if (held) e.sql = sql;
+      throw e;
     }
   }
 
@@ -367,11 +425,42 @@ class PostgresWriter implements Writer {
     return (await this.#query(sql, params)).rows;
   }
 
-  async run(sql: string, params: readonly SqlValue[]): Promise<number> {
-    return (await this.#query(sql, params)).rowCount ?? 0;
+  run(sql: string, params: readonly SqlValue[]): void | Promise<void> {
+    if (this.#ended) return Promise.reject(new StoreError('LW_STORE_QUERY', ENDED));
+    if (!this.#client) {
+      this.#held.push({ sql, params: [...params] });
+      return;
+    }
+    return this.#query(sql, params).then(() => undefined);
   }
 
   async commit(): Promise<void> {
+    if (!this.#client) {
+      const held = this.#held;
+      this.#held = [];
+      if (held.length === 0) return this.#finish();
+      if (held.length === 1) {
+        // One write: its own transaction, one round trip.
+        try {
+          const { client } = await this.#open(held[0]!);
+          this.#client = client;
+        } catch (err) {
+          this.#finish();
+          const e = toStoreError(err);
+          e.sql = held[0]!.sql;
+          throw e;
+        }
+        this.#release();
+        return;
+      }
+      this.#held = held;
+      try {
+        await this.#start();
+      } catch (err) {
+        await this.rollback();
+        throw err;
+      }
+    }
     let result: QueryArrayResult<Row>;
     try {
       result = await this.#query('COMMIT', []);
@@ -388,8 +477,9 @@ class PostgresWriter implements Writer {
   }
 
   async rollback(): Promise<void> {
+    this.#held = [];
     const client = this.#client;
-    if (!client) return;
+    if (!client) return this.#finish();
     if (!this.#connectionLost && !this.#isBroken(client)) {
       try {
         await client.query('ROLLBACK');
@@ -402,12 +492,18 @@ class PostgresWriter implements Writer {
     this.#release();
   }
 
+  #finish(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#onEnd();
+  }
+
   /** Returns the client to the pool, or destroys it when its connection is gone. */
   #release(): void {
     const client = this.#client;
-    if (!client) return;
+    if (!client) return this.#finish();
     this.#client = undefined;
     client.release(this.#connectionLost || this.#isBroken(client));
-    this.#onEnd();
+    this.#finish();
   }
 }

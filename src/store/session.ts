@@ -139,7 +139,10 @@ export class DataSession {
   }
 
   #all(sql: string, params: SqlValue[]): Row[] | Promise<Row[]> {
-    return (this.#writer ?? this.#engine.reader).all(this.#text(sql), params);
+    if (!this.#writer) return this.#engine.reader.all(this.#text(sql), params);
+    // A read sends the writes held back before it (PostgreSQL): their conflicts surface here.
+    const r = this.#writer.all(this.#text(sql), params);
+    return r instanceof Promise ? r.catch((e: unknown) => Promise.reject(this.commitError(e))) : r;
   }
 
   #where(t: TableLayout, spec: QuerySpec, params: SqlValue[]): string {
@@ -205,16 +208,20 @@ export class DataSession {
     const t = this.#table(spec.m);
     const params: SqlValue[] = [];
     const where = this.#where(t, spec, params);
-    const key = `s|${this.#writer ? 'w' : 'r'}|${spec.m}|${where}|${spec.o ?? ''}|${spec.l === undefined ? '' : 'l'}`;
+    // One row at most (an id lookup): no order, no limit. A limit of 1 (get, optional) is written
+    // into the SQL (a bound LIMIT costs SQLite a plan per call); other limits are parameters.
+    const byId = spec.l !== 0 && spec.w.length === 1 && spec.w[0]![0] === 'id' && spec.w[0]![1] === 'eq';
+    const limit = byId || spec.l === undefined ? '' : spec.l === 1 ? ' LIMIT 1' : ' LIMIT ?';
+    const key = `s|${this.#writer ? 'w' : 'r'}|${spec.m}|${where}|${spec.o ?? ''}|${limit}`;
     let sql = this.#sql.get(key);
     if (sql === undefined) {
-      sql = `SELECT ${t.select} FROM ${q(t.table)}${where}${this.#order(t, spec)}${spec.l === undefined ? '' : ' LIMIT ?'}`;
+      sql = `SELECT ${t.select} FROM ${q(t.table)}${where}${byId ? '' : this.#order(t, spec)}${limit}`;
       // PostgreSQL: a write transaction locks the rows it reads, so read-modify-write (c.count += 1)
       // of concurrent requests never loses an update (SQLite has one writer at a time already).
       if (this.#writer && this.#engine.dialect === 'postgres') sql += ' FOR UPDATE';
       this.#sql.set(key, sql);
     }
-    if (spec.l !== undefined) params.push(spec.l);
+    if (limit === ' LIMIT ?') params.push(spec.l!);
     return then(this.#all(sql, params), (rows) => rows.map((r) => decodeRow(t, r)));
   }
 
@@ -265,7 +272,12 @@ export class DataSession {
     return chain;
   }
 
-  #run(w: Writer, sql: string, params: SqlValue[]): number | Promise<number> {
+  /** A unique conflict of a write held back until the commit (PostgreSQL), as the 409 a script gets. */
+  commitError(e: unknown): unknown {
+    return e instanceof StoreError && e.sql !== undefined ? this.#conflict(e, e.sql) : e;
+  }
+
+  #run(w: Writer, sql: string, params: SqlValue[]): void | Promise<void> {
     try {
       const r = w.run(this.#text(sql), params);
       return r instanceof Promise ? r.catch((e) => { throw this.#conflict(e, sql); }) : r;

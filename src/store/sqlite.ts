@@ -63,14 +63,11 @@ function all(st: Statements, sql: string, params: readonly SqlValue[]): Row[] {
   }
 }
 
-function run(st: Statements, sql: string, params: readonly SqlValue[]): number {
+function run(st: Statements, sql: string, params: readonly SqlValue[]): void {
   try {
     const s = st.get(sql);
-    if (s.reader) {
-      s.all(...params);
-      return 0;
-    }
-    return s.run(...params).changes;
+    if (s.reader) s.all(...params);
+    else s.run(...params);
   } catch (e) {
     throw mapError(e);
   }

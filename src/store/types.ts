@@ -26,12 +26,21 @@ export interface Reader {
 
 /** A write transaction (BEGIN IMMEDIATE on SQLite; BEGIN on a pooled PostgreSQL connection). */
 export interface Writer extends Reader {
-  /** INSERT, UPDATE, DELETE or DDL: the number of rows changed. */
-  run(sql: string, params: readonly SqlValue[]): number | Promise<number>;
+  /**
+   * INSERT, UPDATE, DELETE or DDL. The PostgreSQL writer may hold writes back until the next read
+   * or the commit (a transaction of one write then costs one round trip): a failure of such a write
+   * (a unique conflict) is then reported by `commit()`, as a StoreError with `sql` set.
+   */
+  run(sql: string, params: readonly SqlValue[]): void | Promise<void>;
   /** Ends the transaction; the Writer cannot be used afterwards. */
   commit(): void | Promise<void>;
   /** Ends the transaction without its writes. Never throws (a broken connection is dropped). */
   rollback(): void | Promise<void>;
+}
+
+export interface BeginOptions {
+  /** Writes may wait for the next read or the commit (PostgreSQL; SQLite runs them at once). */
+  holdWrites?: boolean;
 }
 
 export interface Engine {
@@ -44,7 +53,7 @@ export interface Engine {
    * connection is free (PostgreSQL). Rejects with a StoreError('LW_STORE_UNAVAILABLE') when the
    * database cannot be reached.
    */
-  begin(): Promise<Writer>;
+  begin(options?: BeginOptions): Promise<Writer>;
   /**
    * Runs `fn` in a write transaction that also holds the schema lock (PostgreSQL: an advisory
    * transaction lock, so that two instances starting together migrate one after the other).
@@ -62,6 +71,8 @@ export interface Engine {
 export class StoreError extends Error {
   readonly code: string;
   readonly constraint: string | undefined;
+  /** The statement that failed, when a held-back write failed at commit. */
+  sql?: string;
   constructor(code: string, message: string, constraint?: string) {
     super(message);
     this.name = 'StoreError';
