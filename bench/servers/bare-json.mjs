@@ -4,8 +4,8 @@
 // Laneway sends for a JSON script answer (same names, values and order; ETag = sha1 of the body;
 // Vary only for bodies of 1 KB or more, as Laneway). Node adds Date, Connection and Keep-Alive
 // itself, as it does for Laneway. Prints `listening <port>` once ready.
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
+import { jsonHeaders } from './json-headers.mjs';
 
 // 📤/Products.js, in plain JavaScript.
 const KINDS = ['Widget', 'Gadget', 'Sprocket', 'Gizmo'];
@@ -43,16 +43,7 @@ const server = createServer({ headersTimeout: 20_000, requestTimeout: 60_000, ke
     return;
   }
   const body = Buffer.from(JSON.stringify(items(q === -1 ? '' : req.url.slice(q + 1))));
-  const headers = {
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'strict-origin-when-cross-origin',
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    ETag: '"' + createHash('sha1').update(body).digest('base64url') + '"',
-  };
-  if (body.length >= 1024) headers['Vary'] = 'Accept-Encoding';
-  headers['Content-Length'] = body.length;
-  res.writeHead(200, headers);
+  res.writeHead(200, jsonHeaders(body));
   res.end(req.method === 'HEAD' ? undefined : body);
 });
 server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));

@@ -17,9 +17,10 @@
 // (Laneway's size) with pg's default types (BIGINT columns come back as text: Number() here).
 // The tables are Laneway's (the Laneway server creates them first). Node adds Date, Connection and
 // Keep-Alive itself, as it does for Laneway. Prints `listening <port>` once ready.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { jsonHeaders } from './json-headers.mjs';
 
 const where = process.argv[2];
 if (!where) {
@@ -75,16 +76,7 @@ function send(res, status, headers, body) {
 
 function sendJson(res, status, value) {
   const body = Buffer.from(JSON.stringify(value));
-  const headers = {
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'strict-origin-when-cross-origin',
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    ETag: '"' + createHash('sha1').update(body).digest('base64url') + '"',
-  };
-  if (body.length >= 1024) headers['Vary'] = 'Accept-Encoding';
-  headers['Content-Length'] = body.length;
-  send(res, status, headers, body);
+  send(res, status, jsonHeaders(body), body);
 }
 
 function readBody(req, limit = 1 << 20) {
