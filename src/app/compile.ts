@@ -246,14 +246,18 @@ function compileScriptEndpoint(
       if (mapped instanceof LanewayError && mapped.status === 409) {
         return reply(req, { kind: 'json', status: 409, body: JSON.stringify({ error: mapped.message }), failed: true }, outcome);
       }
-      return unavailable(req, (e as Error).message);
+      return unavailable(req, (e as Error).message, true);
     }
     return reply(req, answer, outcome);
   }
 
-  function unavailable(req: RequestInfo, detail: string): Reply {
+  /** 503. At the commit the outcome is unknown (the connection may drop after the server committed). */
+  function unavailable(req: RequestInfo, detail: string, atCommit = false): Reply {
     ctx.modules.log(`${file.path}: the database is unavailable: ${detail}`, { id: req.id, code: 'LW_STORE_UNAVAILABLE', file: file.path });
-    return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is unavailable; nothing was changed. Try again in a moment.' };
+    const message = atCommit
+      ? 'The database became unavailable while saving: the change may or may not have been saved. Check before trying again.'
+      : 'The database is unavailable; nothing was changed. Try again in a moment.';
+    return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message };
   }
 
   function answerOf(req: RequestInfo, outcome: RunOutcome): ScriptResponse {
