@@ -5,7 +5,7 @@
  * - a value that names no record answers 404, through the nearest ⚡NotFound.html;
  * - a contained record must belong to the container named earlier on the path
  *   (`/lists/{list}/notes/{note}`): another list's note is not found either;
- * - an old value of a `uid` field answers 301 to the same URL with the current value;
+ * - an old value of a `uid` field answers 301 (308 for a write) to the same URL with the current value;
  * - otherwise the endpoint runs, knowing each parameter's record id (a uid parameter is a link
  *   to the record, like an id parameter).
  */
@@ -104,7 +104,8 @@ function oldUid(data: AppData, req: RequestInfo, param: ParamValue, model: strin
       if (segments[index] !== param.value) return NOT_FOUND;
       segments[index] = current;
       const location = segments.map(encodeURIComponent).join('/') + (req.query ? '?' + req.query : '');
-      return { type: 'redirect', status: 301, location };
+      // 301 (REFERENCE OQ-2) for reads; 308 keeps the method and body of a write.
+      return { type: 'redirect', status: req.method === 'GET' || req.method === 'HEAD' ? 301 : 308, location };
     });
   });
 }

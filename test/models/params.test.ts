@@ -79,6 +79,10 @@ for (const engine of ENGINES) {
       assert.equal(api.status, 301);
       assert.equal(api.headers.location, '/articles/new-name');
       assert.equal((await s.request('GET', '/articles/new-name', J)).status, 200);
+      // A write to the old address keeps its method and body: 308.
+      const write = await s.request('POST', '/articles/old-name/rename', FORM, 'slug=newer-name');
+      assert.equal(write.status, 308);
+      assert.equal(write.headers.location, '/articles/new-name/rename');
     });
 
     it('a contained record must belong to the container named on the path', async () => {
