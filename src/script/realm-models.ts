@@ -830,6 +830,9 @@ const outField = (app, f, v) => {
 // A failed redirect (.invalid(…)) rolls everything back: records left incomplete do not matter.
 const endpointOut = (v) => {
   if (v !== null && typeof v === 'object') { const rs = RS.get(v); if (rs !== undefined && rs.failed) return outValue(v, 0); }
+  // A hierarchy value as the whole answer is data, not a path to redirect to: its text (digits,
+  // dots and slashes only) goes out as a web-safe value, which the answer writes as a JSON string.
+  if (HIER.has(v)) return pt(flush(true), () => new SafeHtml(v.value));
   return pt(flush(true), () => outValue(v, 0));
 };
 // $lw_fs(o, 'title', args): a fluent setter on a record (m.title('x') sets and returns m), else a method call.

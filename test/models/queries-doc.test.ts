@@ -5,8 +5,8 @@
  * creation order within one request, ids of another model).
  *
  * Examples that only read share one seeded app; examples that write share another, and none of
- * them depends on another. Tests marked `todo` document behaviour the runtime does not have yet
- * (the "Known problems" of the doc).
+ * them depends on another. A test marked `todo` would document behaviour the runtime does not have yet
+ * (none today).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -285,9 +285,7 @@ const READS: Record<string, Example[]> = {
       },
     }),
     ex("Task.status('done').map((t) => t.title)", ['Fix bug', 'Ship']),
-    ex("Step.title('Build').get().hierarchy", '/0.5/', {
-      todo: 'a hierarchy value (not a string) as the whole answer is sent as a redirect: 302 Location /0.5/, empty body',
-    }),
+    ex("Step.title('Build').get().hierarchy", '/0.5/'),
     fails("Step.title('Build').get().hierarchy.value", 302, { check: (r) => assert.equal(r.headers.location, '/0.5/') }),
     fails("Task.status('done')", 200, {
       check: (r) => assert.deepEqual((json(r) as Array<{ title: string; status: string }>).map((t) => [t.title, t.status]), [['Fix bug', 'done'], ['Ship', 'done']]),
