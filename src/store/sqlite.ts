@@ -93,18 +93,24 @@ export function openSqlite(file: string): Engine {
   }
   const writes = new Statements(writerDb);
   const reads = new Statements(readerDb);
-  let queue: Promise<void> = Promise.resolve();
+  // This process's write turn: held by one transaction at a time; the others wait in order.
+  let held = false;
+  const waiting: Array<() => void> = [];
   let closed = false;
 
   const reader: Reader = { all: (sql, params) => all(reads, sql, params) };
 
-  /** Takes this process's turn, then the file's write lock (retrying while another process has it). */
+  /** Passes the turn to the next waiting transaction, or frees it. */
+  function release(): void {
+    const next = waiting.shift();
+    if (next) next();
+    else held = false;
+  }
+
+  /** Takes this process's turn (at once when it is free), then the file's write lock (retrying while another process has it). */
   async function acquire(): Promise<() => void> {
-    let release!: () => void;
-    const turn = new Promise<void>((r) => (release = r));
-    const before = queue;
-    queue = queue.then(() => turn);
-    await before;
+    if (held) await new Promise<void>((r) => waiting.push(r));
+    held = true;
     if (closed) {
       release();
       throw new StoreError('LW_STORE_UNAVAILABLE', 'the database is closed');
@@ -180,7 +186,8 @@ export function openSqlite(file: string): Engine {
     },
     async close() {
       closed = true;
-      await queue;
+      // Let the transaction holding the turn, and those already waiting, finish first.
+      while (held) await new Promise<void>((r) => waiting.push(r)).then(release);
       readerDb.close();
       writerDb.close();
     },
