@@ -437,7 +437,10 @@ const groupBy = (parents, cq) => {
   const cs = QSTATE(cq);
   const per = cs.l === undefined ? 100 : cs.l;
   if (parents.length === 0 || per === 0) return [];
-  const spec = { m: cs.d.name, w: cs.w };
+  const ids = [];
+  for (let i = 0; i < parents.length; i++) push(ids, ISTATE(parents[i]).v[0]);
+  // Only the children of these parents (each group keeps its first per after the read).
+  const spec = { m: cs.d.name, w: cs.w, cs: ids };
   if (cs.o !== undefined) spec.o = cs.o;
   return pt(cs.d.app.ch('q', spec), (rows) => {
     const byParent = new OMap();

@@ -29,6 +29,8 @@ export interface QuerySpec {
   w: Array<[string, FilterOp, unknown]>;
   /** Container id: the children of one record. Absent: every record (top-level models, anyContainer). */
   c?: string;
+  /** Container ids: the children of these records (grouping). */
+  cs?: string[];
   /** Explicit order; absent: natural order. */
   o?: 'asc' | 'desc';
   /** Most rows. */
@@ -150,6 +152,11 @@ export class DataSession {
     if (spec.c !== undefined) {
       conds.push('"container" = ?');
       params.push(spec.c);
+    }
+    if (spec.cs !== undefined) {
+      // One parameter whatever the number of ids: one SQL text (and prepared statement) per shape.
+      conds.push(this.#engine.dialect === 'postgres' ? '"container" IN (SELECT jsonb_array_elements_text(?::jsonb))' : '"container" IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(spec.cs));
     }
     for (const [name, op, value] of spec.w) {
       if (op === 'match') {

@@ -49,6 +49,7 @@ const APP = {
   'lists/POST.js': "import {List, Note} from '📦';\nlet l = new List().title('L');\nnew Note(l).title('n1');\nnew Note(l).title('n2');\n({id: l.id});\n",
   'lists/{list}/🔗.yaml': 'field: 📦.List.id\n',
   'lists/{list}/GET.js': "import {Note} from '📦';\nimport {list} from '🔗';\n({auto: Note.all().map((n) => n.title), cb: list(() => Note.all().map((n) => n.title)), sel: Note.list(list).count(), any: Note.anyList().count()});\n",
+  'lists/grouped/GET.js': "import {List, Note} from '📦';\nList.grouping(Note.anyList().limit(1)).map((g) => ({n: g.note.length, t: g.note[0].title}));\n",
   'lists/all/GET.js': "import {List, Note} from '📦';\nList.all().flatMap((l) => Note.list(l)).map((n) => n.title);\n",
   'lists/spin/GET.js': "import {List, Note} from '📦';\nconst spin = (k) => k > 0 ? spin(k - 1) + spin(k - 1) : 1;\nList.all().flatMap((l) => Note.list(l)).map((n) => spin(60));\n",
   'lists/{list}/📮remove.js': "import {list} from '🔗';\nlist.get().remove();\n({});\n",
@@ -123,6 +124,7 @@ for (const engine of ENGINES) {
 
     it('a callback answering a query (flatMap) runs in the request, and a callback looping after a wait is stopped', async () => {
       assert.deepEqual(json(await s.get('/lists/all', JSON_H)), ['n1', 'n2', 'n1', 'n2']);
+      assert.deepEqual(json(await s.get('/lists/grouped', JSON_H)), [{ n: 1, t: 'n1' }, { n: 1, t: 'n1' }]);
       const spin = await s.get('/lists/spin', JSON_H);
       assert.equal(spin.status, 503);
     });
