@@ -775,20 +775,20 @@ const instanceOfState = (s) => {
 };
 
 // Output (OQ-10): records, links, queries and streams as JSON data; waits for queries.
+// A record as a plain object: the built-ins, then each field but protected ones, through field(app, f, value).
+const recordObject = (s, field) => {
+  const d = s.d;
+  const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
+  for (let i = 0; i < d.fields.length; i++) {
+    const f = d.fields[i];
+    if (!f.prot) o[f.name] = field(d.app, f, s.v[4 + i]);
+  }
+  return o;
+};
 const outValue = (v, depth) => {
   if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return v;
   if (depth > DEF.md) throw new ORangeError('the output nests too deep');
-  if (INST.has(v)) {
-    const s = ISTATE(v), d = s.d;
-    const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
-    for (let i = 0; i < d.fields.length; i++) {
-      const f = d.fields[i];
-      if (f.prot) continue;
-      const x = outField(d.app, f, s.v[4 + i]);
-      o[f.name] = x;
-    }
-    return o;
-  }
+  if (INST.has(v)) return recordObject(ISTATE(v), outField);
   if (LINKS.has(v)) return LSTATE(v).id;
   if (HIER.has(v)) return v.value;
   if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
@@ -868,12 +868,7 @@ const modelErrorInfo = (e) => {
 const viewValue = (v) => {
   if (INST.has(v)) {
     const s = ISTATE(v), d = s.d;
-    const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
-    for (let i = 0; i < d.fields.length; i++) {
-      const f = d.fields[i];
-      if (f.prot) continue;
-      o[f.name] = viewField(d.app, f, s.v[4 + i]);
-    }
+    const o = recordObject(s, viewField);
     if (d.container !== null && !hasOwn(o, d.ckey)) o[d.ckey] = makeLink(d.app, d.container, s.v[3]);
     return o;
   }
