@@ -10,7 +10,8 @@
  *   to the record, like an id parameter).
  */
 import type { ParamValue } from '../router/index.js';
-import { StoreError } from '../store/index.js';
+import { then } from '../shared/index.js';
+import { StoreError, type DataSession } from '../store/index.js';
 import type { AppData } from './data.js';
 import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
 import { MODEL_FIELD, type ParamDefinition } from './params.js';
@@ -68,7 +69,7 @@ function resolve(data: AppData, req: RequestInfo, backed: Backed[]): Resolution 
       const { param, model, field } = backed[i]!;
       const found = session.findKey(model, field, param.value);
       const use = (row: { id: string; container: string | null } | undefined): Resolution | Promise<Resolution> | undefined => {
-        if (!row) return field === 'id' ? NOT_FOUND : oldUid(data, req, param, model, field);
+        if (!row) return field === 'id' ? NOT_FOUND : oldUid(session, req, param, model, field);
         const container = data.schema.models.get(model)?.container;
         const expected = container === undefined ? undefined : byModel.get(container);
         if (expected !== undefined && row.container !== expected) return NOT_FOUND;
@@ -89,9 +90,7 @@ function resolve(data: AppData, req: RequestInfo, backed: Backed[]): Resolution 
 }
 
 /** An old uid: 301 to the same URL with the current value in that segment; else 404. */
-function oldUid(data: AppData, req: RequestInfo, param: ParamValue, model: string, field: string): Reply | Promise<Reply> {
-  const session = data.store!.read('a path parameter');
-  const then = <T, R>(v: T | Promise<T>, f: (x: T) => R | Promise<R>): R | Promise<R> => (v instanceof Promise ? v.then(f) : f(v));
+function oldUid(session: DataSession, req: RequestInfo, param: ParamValue, model: string, field: string): Reply | Promise<Reply> {
   return then(session.oldUid(model, field, param.value), (id) => {
     if (id === undefined) return NOT_FOUND;
     return then(session.fieldOf(model, id, field), (current) => {

@@ -4,3 +4,4 @@
  */
 export { type SourceTree, normalizeName, normalizePath } from './source-tree.js';
 export { WebSafe, isWebSafe } from './web-safe.js';
+export { then } from './maybe-async.js';

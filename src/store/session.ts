@@ -9,6 +9,7 @@
  */
 import { LanewayError } from '../diag/index.js';
 import { hierarchySortKey, renderMarkdown } from '../models/index.js';
+import { then } from '../shared/index.js';
 import { StoreError, type Dialect, type Engine, type Row, type SqlValue, type Writer } from './types.js';
 import { q, type FieldLayout, type TableLayout } from './tables.js';
 
@@ -42,7 +43,6 @@ export type WriteOp =
   | ['u', string, string, number, Record<string, unknown>]
   | ['d', string, string];
 
-const then = <T, R>(v: T | Promise<T>, f: (x: T) => R | Promise<R>): R | Promise<R> => (v instanceof Promise ? v.then(f) : f(v));
 
 function badQuery(message: string): LanewayError {
   return new LanewayError('LW_MODEL_QUERY', message, { status: 500 });
