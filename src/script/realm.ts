@@ -49,6 +49,8 @@ export interface RealmKit {
   kill(budget: RealmBudget, code: Code, message: string): void;
   newObject(): Record<string, unknown>;
   newArray(): unknown[];
+  /** A realm copy of a host array of strings, numbers, booleans and nulls. */
+  copyFlat(a: readonly unknown[]): unknown[];
   newDate(time: number): object;
   dateValue(o: unknown): number | undefined;
   newSafeHtml(html: string): object;
@@ -335,9 +337,7 @@ export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmVa
   if (obj instanceof ScriptValue) return ScriptValue.realmValue(obj);
   if (Array.isArray(obj) && !Object.isFrozen(obj) && flatArray(obj)) {
     // Only strings, numbers, booleans and null (a database row): no cycle or shared value to track.
-    const a = kit.newArray();
-    for (let i = 0; i < obj.length; i++) hostPush.call(a, obj[i]);
-    return a;
+    return kit.copyFlat(obj);
   }
   seen ??= new Map();
   const known = seen.get(obj) ?? frozenCopies.get(obj);

@@ -98,7 +98,7 @@ interface RunCase {
   imports?: Record<string, unknown>;
   expect: RunOutcome['kind'];
   code?: string;
-  check?(outcome: RunOutcome): void;
+  check?(outcome: RunOutcome, imports?: Record<string, unknown>): void;
 }
 
 const received: unknown[] = [];
@@ -134,6 +134,18 @@ const RUN: RunCase[] = [
     source: `const o = Object.fromEntries([['__proto__', {polluted: 1}], ['a', 2]]);\n({a: o.a, p: o.polluted})`,
     expect: 'value',
     check: (o) => assert.deepEqual((o as { value: unknown }).value, { a: 2, p: undefined }),
+  },
+  {
+    // Flat arrays (database rows, lists of strings) are copied by a realm-side loop: the copy must
+    // be a realm array, not the host array or one made from the host's Array.
+    name: 'a flat input array arrives as a realm array, a copy',
+    source: `import {tags} from 'form'\nconst before = tags.length\ntags.push('x');\n({isArray: Array.isArray(tags), realm: tags instanceof Array, same: [].concat(tags).length, before, mapped: tags.map((t) => t + '!')})`,
+    imports: { tags: ['a', 1, true, null] },
+    expect: 'value',
+    check: (o, imports) => {
+      assert.deepEqual((o as { value: unknown }).value, { isArray: true, realm: true, same: 5, before: 4, mapped: ['a!', '1!', 'true!', 'null!', 'x!'] });
+      assert.deepEqual(imports?.tags, ['a', 1, true, null], 'the host array is unchanged');
+    },
   },
   { name: 'emitting input with a __proto__ key', source: `import {input} from 'form'\ninput`, imports: { input: JSON.parse('{"__proto__": {"polluted": 1}, "b": 2}') }, expect: 'value', check: (o) => assert.deepEqual(Object.keys((o as { value: object }).value), ['b']) },
   { name: 'computed toString hook', source: `const o = {}\no['to' + 'String'] = () => 'x'\n'' + o`, expect: 'error', code: 'LW_SCRIPT_FORBIDDEN_ACCESS' },
@@ -251,7 +263,7 @@ describe('security corpus', () => {
         assert.equal(outcome.kind, c.expect, show(outcome));
         if (c.code) assert.equal((outcome as { error: { code: string } }).error.code, c.code, show(outcome));
         if (outcome.kind === 'value' || outcome.kind === 'thrown') noRealmFunctions(outcome.value);
-        c.check?.(outcome);
+        c.check?.(outcome, c.imports);
       });
     }
   });
