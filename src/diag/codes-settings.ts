@@ -1,0 +1,3 @@
+/** Codes of the manifest /🎛.yaml and the properties /🎨.scss. */
+export const SETTINGS_CODES = {
+} as const;
