@@ -183,7 +183,7 @@ export class AppData {
   }
 }
 
-function hierarchyOp(fn: string, v: string, other: unknown): unknown {
+export function hierarchyOp(fn: string, v: string, other: unknown): unknown {
   try {
     switch (fn) {
       case 'next':
@@ -210,7 +210,7 @@ const queryable = (f: FieldDefinition): boolean => f.list === undefined && !['ma
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** What a script may name on a model, as realm-models.ts builds it (M.x statics, record members). */
-function shapeOf(m: ModelDefinition): ModelShape {
+export function shapeOf(m: ModelDefinition): ModelShape {
   const fields = m.fields.filter((f) => !f.builtIn);
   const statics = new Set(['all', 'get', 'optional', 'exists', 'asc', 'desc', 'grouping', 'markdown', 'name']);
   const unqueryable = new Map<string, string>();
@@ -232,7 +232,7 @@ function shapeOf(m: ModelDefinition): ModelShape {
   return { statics, fields: new Set(fields.map((f) => f.name)), instance, unqueryable };
 }
 
-function toScriptError(e: unknown): unknown {
+export function toScriptError(e: unknown): unknown {
   if (e instanceof StoreError) {
     const status = e.code === 'LW_STORE_UNAVAILABLE' || e.code === 'LW_STORE_CONFLICT' ? 503 : 500;
     return new LanewayError(e.code as 'LW_STORE_QUERY', e.message, { status });
@@ -241,7 +241,7 @@ function toScriptError(e: unknown): unknown {
 }
 
 /** The plain data the realm's model runtime is built from (realm-models.ts). */
-function describe(schema: ModelSchema): unknown {
+export function describe(schema: ModelSchema, options: { static?: boolean } = {}): unknown {
   const fieldOf = (f: FieldDefinition) => ({
     name: f.name,
     type: f.type,
@@ -269,6 +269,7 @@ function describe(schema: ModelSchema): unknown {
     fields: m.fields.filter((f) => !f.builtIn).map(fieldOf),
   });
   return {
+    static: options.static === true,
     models: [...schema.models.values()].map(modelOf),
     embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map(fieldOf) })),
   };

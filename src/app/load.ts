@@ -34,8 +34,10 @@ import { readSettings, type AppSettings } from './settings.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
-import { withModelParams } from './model-params.js';
-import { checkModelParams, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
+import { StaticData } from './static-data.js';
+import { readStaticContent } from '../content/index.js';
+import { isPathUid, withModelParams, withStaticParams } from './model-params.js';
+import { checkModelParams, STATIC_FIELD, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
 import type { AppOptions } from './options.js';
 
 export interface RouteRow {
@@ -152,7 +154,11 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
   // 3b. Settings (/🎛.yaml), the asset catalog, the page pass (policies, rewrites).
   const settings = readSettings(tree, diagnostics);
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
-  checkModelParams(params, models, diagnostics);
+  const staticContent = readStaticContent(tree, walked.files.map((f) => f.path), diagnostics);
+  for (const name of staticContent.schema.models.keys()) {
+    if (models.models.has(name)) diagnostics.error('LW_MODEL_DUPLICATE', `${name} is both a model (/📦/) and a static model (/🗄/): model names are unique across the app; rename one of them`, models.models.get(name)!.file);
+  }
+  checkModelParams(params, models, diagnostics, staticContent.schema);
   const catalog = new AssetCatalog({
     files: files.map((f) => ({
       path: f.path,
@@ -176,8 +182,9 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     const data = models.models.size || models.embedded.size ? new AppData(models) : undefined;
+    const content = staticContent.schema.models.size ? new StaticData(staticContent) : undefined;
     const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
-    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data };
+    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content };
     let router: Router<Endpoint> | undefined;
     const ctx: CompileContext = {
       tree,
@@ -216,7 +223,12 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
         make = (body) => withCacheControl(inner(body), PINNED);
       }
       const endpoint = compileRouteEndpoint(file, spec, ctx, make);
-      if (endpoint) entries.push({ spec, value: data && spec.segments.some((x) => x.type !== 'literal') ? withModelParams(endpoint, data, paramDef) : endpoint });
+      if (endpoint) {
+        const dynamic = spec.segments.some((x) => x.type !== 'literal');
+        let value = data && dynamic ? withModelParams(endpoint, data, paramDef) : endpoint;
+        if (content && dynamic) value = withStaticParams(value, content, paramDef);
+        entries.push({ spec, value });
+      }
     }
     warnConfigsWithoutScript(files, diagnostics);
     const notFoundPages = new Map<string, ErrorPage>();
@@ -246,6 +258,11 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     router = createRouter(entries, (dir, _name, value, fileParam) => {
       const def = params.get(fileParam ? dir + '/' + _name : dir);
       if (!def) return false;
+      // A value with slashes: only a single-file parameter backed by a document's path uid takes one.
+      if (value.includes('/')) {
+        const m = def.form === 'field' ? STATIC_FIELD.exec(def.field) : null;
+        return fileParam && m !== null && content !== undefined && isPathUid(content, m[1]!, m[2]!);
+      }
       return def.form === 'values' ? def.values.has(value) : true;
     }, walked.dirs.filter((d) => d && !isPrivateDir(d) && !d.split('/').some((p) => p in NEVER_ROUTED_DIRS)));
     const nearest = new Map<string, ErrorPage | undefined>();

@@ -14,7 +14,8 @@ import { then } from '../shared/index.js';
 import { StoreError, type DataSession } from '../store/index.js';
 import type { AppData } from './data.js';
 import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
-import { MODEL_FIELD, type ParamDefinition } from './params.js';
+import { MODEL_FIELD, STATIC_FIELD, type ParamDefinition } from './params.js';
+import type { StaticData } from './static-data.js';
 
 interface Backed {
   param: ParamValue;
@@ -107,4 +108,49 @@ function oldUid(session: DataSession, req: RequestInfo, param: ParamValue, model
       return { type: 'redirect', status: req.method === 'GET' || req.method === 'HEAD' ? 301 : 308, location };
     });
   });
+}
+
+/**
+ * Static-backed path parameters (`field: 🗄.Article.uid`, issue 10): the same contract, answered
+ * from the documents read at load — no store, no wait. An unknown value answers 404; a legacy uid
+ * (a document's front-matter `uid:` that differs from its path) answers 301 (308 for a write) to
+ * the document's current URL.
+ */
+export function withStaticParams(endpoint: Endpoint, content: StaticData, paramDef: (p: ParamValue) => ParamDefinition | undefined): Endpoint {
+  const inner = endpoint.handle.bind(endpoint);
+  return {
+    ...endpoint,
+    handle(req: RequestInfo): Reply | Promise<Reply> {
+      let ids: Map<ParamValue, string> | undefined;
+      for (const p of req.params) {
+        const def = paramDef(p);
+        const m = def?.form === 'field' ? STATIC_FIELD.exec(def.field) : null;
+        if (!m) continue;
+        const [, model, field] = m as unknown as [string, string, string];
+        const row = field === 'id' || isPathUid(content, model, field) ? content.index.row(model, p.value) : content.index.select({ m: model, w: [[field, 'eq', p.value]], l: 1 })[0];
+        if (!row) {
+          const current = content.aliases.get(model)?.get(p.value);
+          return current === undefined ? NOT_FOUND : redirectTo(req, p, current);
+        }
+        (ids ??= new Map(req.paramIds ?? [])).set(p, String(row[0]));
+      }
+      return ids ? inner({ ...req, paramIds: ids }) : inner(req);
+    },
+  };
+}
+
+/** Whether `field` of a static model is its path uid (the document id). */
+export function isPathUid(content: StaticData, model: string, field: string): boolean {
+  const f = content.schema.models.get(model)?.fields.find((x) => x.name === field);
+  return f?.document === 'uid' && f.path === true;
+}
+
+/** The same URL with the parameter's segment(s) replaced by `current` (a path uid may span segments). */
+function redirectTo(req: RequestInfo, param: ParamValue, current: string): Reply {
+  // req.path is decoded; the value sits at its end (a single-file parameter is the last part).
+  const at = req.path.lastIndexOf('/' + param.value);
+  if (at === -1) return NOT_FOUND;
+  const path = req.path.slice(0, at + 1) + current + req.path.slice(at + 1 + param.value.length);
+  const location = path.split('/').map(encodeURIComponent).join('/') + (req.query ? '?' + req.query : '');
+  return { type: 'redirect', status: req.method === 'GET' || req.method === 'HEAD' ? 301 : 308, location };
 }

@@ -25,6 +25,7 @@ import {
 } from './request-data.js';
 import type { Consumer, SupplierFile, SupplierIndex } from './suppliers.js';
 import type { AppData, DataRequest } from './data.js';
+import type { StaticData } from './static-data.js';
 import { budgetToken } from '../script/index.js';
 
 /** Modules that exist in Laneway today. Others (📦, 🗄, 👤, 📧, 📡, 🎨) arrive with their issues. */
@@ -46,6 +47,8 @@ export interface ModuleSystem {
   dev: boolean;
   /** The app's models and store (absent when the app defines no models). */
   data?: AppData | undefined;
+  /** The app's static models and their documents (`'🗄'`; absent when /🗄/ defines none). */
+  content?: StaticData | undefined;
   /** The limits of every request's budget (DEFAULT_LIMITS with the app's `limits:` of /🎛.yaml). */
   limits: ScriptLimits;
   log(message: string, fields: Record<string, unknown>): void;
@@ -59,7 +62,7 @@ export function paramsInScope(dir: string, fileParam?: string): string[] {
 }
 
 /** The compile-time import check for one consumer. */
-export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data'>, consumer: Consumer, params: string[]) {
+export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 'content'>, consumer: Consumer, params: string[]) {
   return (module: string, name: string): true | string => {
     if (module === '📤') {
       if (name === '*') return "import the supplier values you need by name: import {A, B} from '📤'";
@@ -79,6 +82,12 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data'>, 
       if (!ns) return "there are no models: define one in /📦/, such as /📦/🌐Task.yaml";
       if (name === '*' || name in ns) return true;
       return `there is no model "${name}" in /📦/; the models are ${Object.keys(ns).join(', ')}`;
+    }
+    if (module === '🗄') {
+      const ns = system.content?.namespace;
+      if (!ns) return 'there are no static models: define one in /🗄/, such as /🗄/📄Article.yaml, with its documents in /🗄/Article/';
+      if (name === '*' || name in ns) return true;
+      return `there is no static model "${name}" in /🗄/; the static models are ${Object.keys(ns).join(', ')}`;
     }
     if (module === 'util') return name === '*' || name in UTIL ? true : `'util' exports ${Object.keys(UTIL).join(', ')}; not "${name}"`;
     return `the module '${module}' is not available in this version of Laneway`;
@@ -206,8 +215,9 @@ export class RequestScope {
       }
       case 'util':
         return name === '*' ? UTIL : UTIL[name];
-      case '📦': {
-        const ns = this.#system.data?.namespace ?? {};
+      case '📦':
+      case '🗄': {
+        const ns = (module === '📦' ? this.#system.data?.namespace : this.#system.content?.namespace) ?? {};
         if (name === '*') return Object.assign(Object.create(null), ns);
         return ns[name];
       }
@@ -236,6 +246,9 @@ export class RequestScope {
     const data = this.#system.data;
     // A model-backed parameter is a link to the record (REFERENCE §3.2): get() loads it.
     if (m && data && data.schema.models.has(m[1]!)) return data.link(m[1]!, this.req.paramIds?.get(p) ?? p.value);
+    const s = def?.form === 'field' ? /^🗄\.(\w+)\.\w+$/.exec(def.field) : null;
+    const content = this.#system.content;
+    if (s && content && content.schema.models.has(s[1]!)) return content.link(s[1]!, this.req.paramIds?.get(p) ?? p.value);
     return paramValue(def, p.value);
   }
 
@@ -304,8 +317,13 @@ export class RequestScope {
  * Compile options that let scripts use the app's models (fluent setters, writes at the end), and
  * check their use at build time; `readOnly` names a script that cannot write ("a GET script").
  */
-export function scriptModelOptions(system: Pick<ModuleSystem, 'data'>, readOnly?: string): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
-  return system.data ? { fluent: system.data.fieldNames, models: true, modelUse: { models: system.data.shapes, readOnly } } : {};
+export function scriptModelOptions(system: Pick<ModuleSystem, 'data' | 'content'>, readOnly?: string): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
+  if (!system.data && !system.content) return {};
+  return {
+    ...(system.data ? { fluent: system.data.fieldNames } : {}),
+    models: true,
+    modelUse: { models: system.data?.shapes ?? new Map(), readOnly, staticModels: system.content?.shapes },
+  };
 }
 
 const VIEW_QUERY_MEMBERS = new Set(['asc', 'desc', 'count', 'exists', 'get', 'optional', 'limit', 'distinct']);
@@ -315,11 +333,11 @@ const FIELD_METADATA = new Set(['label', 'placeholder', 'about', 'required', 'op
  * Build-time check of view paths into '📦' (`{{#Task.all.desc}}`, `{{Task.status.optionLabel s}}`):
  * the model's members, the query members a view may use, an options field's values and metadata.
  */
-export function viewMemberChecker(system: Pick<ModuleSystem, 'data'>): ((module: string, name: string, segs: readonly string[]) => true | string) | undefined {
-  const data = system.data;
-  if (!data) return undefined;
+export function viewMemberChecker(system: Pick<ModuleSystem, 'data' | 'content'>): ((module: string, name: string, segs: readonly string[]) => true | string) | undefined {
+  if (!system.data && !system.content) return undefined;
   return (module, name, segs) => {
-    if (module !== '📦') return true;
+    const data = module === '📦' ? system.data : module === '🗄' ? system.content : undefined;
+    if (!data) return true;
     let model = name;
     let rest = segs;
     if (name === '*') {

@@ -139,17 +139,25 @@ export function parseParamDefinition(path: string, source: string, diagnostics: 
   }
 }
 
-/** Checks model references of the 🔗.yaml files against the definitions; options become value lists. */
-export function checkModelParams(params: Map<string, ParamDefinition>, schema: ModelSchema, diagnostics: DiagnosticList): void {
+/** A static model field named by a 🔗.yaml: `🗄.Article.uid` → Article, uid. */
+export const STATIC_FIELD = /^🗄\.(\w+)\.(\w+)$/;
+
+/**
+ * Checks model references of the 🔗.yaml files against the definitions (`📦.M.f` against
+ * /📦/, `🗄.M.f` against /🗄/); options become value lists.
+ */
+export function checkModelParams(params: Map<string, ParamDefinition>, schema: ModelSchema, diagnostics: DiagnosticList, staticSchema?: ModelSchema): void {
   for (const [key, def] of params) {
     if (def.form !== 'field' && def.form !== 'options') continue;
-    const m = MODEL_FIELD.exec(def.field);
-    if (!m) continue; // 🗄 static models: the content issue
+    const isStatic = STATIC_FIELD.test(def.field);
+    const m = isStatic ? STATIC_FIELD.exec(def.field) : MODEL_FIELD.exec(def.field);
+    if (!m) continue;
     const where = def.source ?? key;
-    const model = schema.models.get(m[1]!);
+    const models: ModelSchema["models"] = isStatic ? staticSchema?.models ?? new Map() : schema.models;
+    const model = models.get(m[1]!);
     if (!model) {
-      const names = [...schema.models.keys()];
-      diagnostics.error('LW_ROUTE_PARAM_DEFINITION', `there is no model ${m[1]} in /📦/${names.length ? `; the models are ${names.join(', ')}` : ''}`, where);
+      const names = [...models.keys()];
+      diagnostics.error('LW_ROUTE_PARAM_DEFINITION', `there is no ${isStatic ? 'static ' : ''}model ${m[1]} in ${isStatic ? '/🗄/' : '/📦/'}${names.length ? `; the models are ${names.join(', ')}` : ''}`, where);
       params.delete(key);
       continue;
     }

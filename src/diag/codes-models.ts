@@ -9,7 +9,7 @@ export const MODEL_CODES = {
   LW_MODEL_FIELD_RESERVED: 'A field takes a name Laneway defines itself (id, created, modified; user and role on profiles).',
   LW_MODEL_TOO_MANY_FIELDS: 'A model or embedded type defines more than 20 fields.',
   LW_MODEL_FIELD_TYPE: 'A field type is neither a field type nor the name of a model or embedded type.',
-  LW_MODEL_TYPE_NOT_AVAILABLE: 'A field type this version of Laneway does not store yet (image, static-document types).',
+  LW_MODEL_TYPE_NOT_AVAILABLE: 'A field type this version of Laneway does not store yet (image, platform-internal types).',
   LW_MODEL_TYPE_NOT_ALLOWED: 'A field type is not allowed in this kind of model (hierarchy outside Universal, uid outside Universal and Content…).',
   LW_MODEL_OPTION: 'A field option is unknown, does not apply to the field type or model kind, or has a value of the wrong kind.',
   LW_MODEL_LIST: 'A list field ([] or [N]) of a type that cannot be a list, or with N outside 1–19.',

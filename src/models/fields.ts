@@ -27,10 +27,6 @@ const VALUE_TYPES: ReadonlySet<string> = new Set<ValueType>([
 /** Types of the platform that this version does not store yet. */
 const NOT_AVAILABLE: Record<string, string> = {
   image: 'image fields (uploads and processing) are not available in this version of Laneway; store the image URL in a string field for now',
-  'document-markdown': 'document-markdown belongs to static models (/🗄/), which are not available in this version of Laneway',
-  'document-text': 'document-text belongs to static models (/🗄/), which are not available in this version of Laneway',
-  'document-uid': 'document-uid belongs to static models (/🗄/), which are not available in this version of Laneway',
-  'document-date': 'document-date belongs to static models (/🗄/), which are not available in this version of Laneway',
   source: 'source is a platform-internal type, not available in this version of Laneway; use string',
   namespace: 'namespace is a platform-internal type, not available in this version of Laneway; use string',
   domain: 'domain is a platform-internal type, not available in this version of Laneway; use string',
@@ -42,6 +38,14 @@ const TYPE_HINTS: Record<string, string> = {
   decimal: 'double', bool: 'boolean', datetime: 'timestamp', time: 'timestamp', enum: 'options',
   select: 'options', slug: 'uid', svg: 'svg-icon', icon: 'svg-icon', json: 'map', object: 'map',
   location: 'geo', md: 'markdown', list: 'string[] (a list of strings)', array: 'string[] (a list of strings)',
+};
+
+/** Types of static-model documents (/🗄/): the stored type each one is, and what it reads from the document. */
+const DOCUMENT_TYPES: Record<string, { type: ValueType; document: 'markdown' | 'uid' | 'date' }> = {
+  'document-markdown': { type: 'markdown', document: 'markdown' },
+  'document-text': { type: 'markdown', document: 'markdown' },
+  'document-uid': { type: 'uid', document: 'uid' },
+  'document-date': { type: 'date', document: 'date' },
 };
 
 const COMMON_OPTIONS = ['optional', 'label', 'placeholder', 'about', 'protected', 'order'];
@@ -86,6 +90,8 @@ export interface ParseContext {
   known: ReadonlyMap<string, ModelKind>;
   /** Inline embedded types found while parsing are added here (`Order.Contact`). */
   inline: Map<string, ModelDefinition>;
+  /** Definitions of static models (/🗄/): the document types are allowed, and links name static models. */
+  static?: boolean;
 }
 
 /** The model a file defines, as its name and place say. */
@@ -331,6 +337,12 @@ function parseField(
 
 function resolveType(typeName: string, model: ModelDefinition, scope: FileScope, node: Node | null): Partial<FieldDefinition> | undefined {
   if (VALUE_TYPES.has(typeName)) return { type: typeName as ValueType };
+  const doc = DOCUMENT_TYPES[typeName];
+  if (doc) {
+    if (scope.ctx.static) return { ...doc };
+    scope.error('LW_MODEL_TYPE_NOT_ALLOWED', `${typeName} belongs to static models: define this model under /🗄/ (documents in /🗄/${model.name}/), or use ${doc.type}`, node);
+    return undefined;
+  }
   if (typeName in NOT_AVAILABLE) {
     scope.error('LW_MODEL_TYPE_NOT_AVAILABLE', NOT_AVAILABLE[typeName]!, node);
     return undefined;
@@ -339,7 +351,8 @@ function resolveType(typeName: string, model: ModelDefinition, scope: FileScope,
   if (kind === 'embedded') return { type: 'embedded', embedded: typeName };
   if (kind !== undefined) return { type: 'link', model: typeName };
   if (PASCAL.test(typeName)) {
-    scope.error('LW_MODEL_FIELD_TYPE', `there is no model or embedded type "${typeName}": add /📦/🌐${typeName}.yaml (a model to link to) or /📦/📎${typeName}.yaml (an embedded type), or fix the name`, node);
+    const root = scope.ctx.static ? '/🗄' : '/📦';
+    scope.error('LW_MODEL_FIELD_TYPE', `there is no model or embedded type "${typeName}": add ${root}/🌐${typeName}.yaml (a model to link to) or ${root}/📎${typeName}.yaml (an embedded type), or fix the name`, node);
     return undefined;
   }
   const hint = TYPE_HINTS[typeName.toLowerCase()] ?? (VALUE_TYPES.has(typeName.toLowerCase()) ? typeName.toLowerCase() : undefined);
@@ -358,7 +371,7 @@ function describeType(field: FieldDefinition): string {
 
 /** Options of the long form, each checked against the field's type and the model's kind. */
 function applyOptions(field: FieldDefinition, options: Array<Pair<Node | null, Node | null>>, model: ModelDefinition, scope: FileScope): void {
-  const allowed = [...COMMON_OPTIONS, ...TYPE_OPTIONS[field.type]];
+  const allowed = [...COMMON_OPTIONS, ...TYPE_OPTIONS[field.type], ...(field.document === 'uid' ? ['path'] : [])];
   const type = describeType(field);
   for (const pair of options) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
@@ -416,6 +429,10 @@ function applyOptions(field: FieldDefinition, options: Array<Pair<Node | null, N
         break;
       case 'render':
         field.render = readRender(node, scope, pair.key);
+        break;
+      case 'path':
+        if (typeof raw !== 'boolean') bad('path: takes true (the uid is the document path) or false');
+        else field.path = raw;
         break;
     }
   }
@@ -552,7 +569,8 @@ function applyDefaults(field: FieldDefinition): void {
       break;
     case 'html':
     case 'markdown':
-      field.max ??= Math.max(2000, field.min ?? 0);
+      // A document's Markdown body is the app's own text, read at load: no bound.
+      if (field.document !== 'markdown') field.max ??= Math.max(2000, field.min ?? 0);
       break;
   }
 }
@@ -590,7 +608,7 @@ function checkOrdering(model: ModelDefinition, scope: FileScope, pairs: Array<Pa
     const at = keyOf(field);
     if (!ORDER_TYPES.has(field.type) || field.list !== undefined) {
       scope.error('LW_MODEL_ORDER', `order: true applies to single string, integer, double, timestamp and date fields, not to ${field.list !== undefined ? 'lists' : describeType(field)}; remove it`, at);
-    } else if (model.kind !== 'universal' && model.kind !== 'profile') {
+    } else if (model.kind !== 'universal' && model.kind !== 'profile' && !scope.ctx.static) {
       scope.error('LW_MODEL_ORDER', `only Universal (🌐) models choose their order; ${model.name} is ${kindName(model.kind)} and is ordered by creation: remove order: true`, at);
     } else if (model.container !== undefined && !CONTAINED_ORDER_NAMES.has(field.name)) {
       scope.error('LW_MODEL_ORDER', `in a contained model only a field named title, name, order or hierarchy can order; rename "${field.name}" or remove order: true`, at);

@@ -5,6 +5,7 @@
  * the rest of issue 9.
  */
 export { readModelDefinitions, type ReadModelOptions } from './read.js';
+export { parseDefinition, type ModelHeader, type ParseContext } from './fields.js';
 export {
   labelFromName,
   FIELDS_MAX,

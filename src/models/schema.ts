@@ -77,6 +77,14 @@ export interface FieldDefinition {
   model?: string;
   /** The embedded type of an `embedded` field: a global name (`Contact`) or an inline one (`Order.Contact`). */
   embedded?: string;
+  /**
+   * Static models (`/🗄/`) only: what the document provides. `markdown` (`document-markdown`,
+   * alias `document-text`): the Markdown body, a markdown field; `uid` (`document-uid`): the
+   * document's path, a uid field; `date` (`document-date`): the date in the document's path, a date field.
+   */
+  document?: 'markdown' | 'uid' | 'date';
+  /** `document-uid` with `path: true`: the uid is the path under /🗄/<Model>/ without extension. */
+  path?: boolean;
   at: SourcePosition;
 }
 

@@ -26,7 +26,7 @@ export interface ParamValue {
   value: string;
 }
 
-/** Checks a raw segment against the parameter's 🔗.yaml (e.g. a fixed `values:` list). */
+/** Checks a raw segment against the parameter's 🔗.yaml (e.g. a fixed `values:` list); for a single-file parameter, `value` may span segments (`a/b`): accept it only for a parameter that takes paths. */
 export type ParamAccepts = (dir: string, name: string, value: string, fileParam: boolean) => boolean;
 
 interface Node<T> {
@@ -136,6 +136,12 @@ export function createRouter<T>(
     const fp = node.fileParam;
     if (fp && i === segments.length - 1 && !trailingSlash && accepts(fp.dir, fp.name, seg, true)) {
       return { endpoints: fp.endpoints, params: [...params, { name: fp.name, dir: fp.dir, value: seg }] };
+    }
+    // A single-file parameter may take the rest of the path when `accepts` allows a value with
+    // slashes (a static document's path uid: /controllers/js). Literal routes were tried first.
+    if (fp && i < segments.length - 1 && !trailingSlash) {
+      const rest = segments.slice(i).join('/');
+      if (accepts(fp.dir, fp.name, rest, true)) return { endpoints: fp.endpoints, params: [...params, { name: fp.name, dir: fp.dir, value: rest }] };
     }
     return undefined;
   }

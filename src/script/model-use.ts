@@ -33,6 +33,8 @@ export interface ModelUseRules {
   models: ReadonlyMap<string, ModelShape>;
   /** Set when the script cannot write: how to name it in the message ("a GET script"). */
   readOnly?: string | undefined;
+  /** The static models of `'🗄'` by name: read-only everywhere. */
+  staticModels?: ReadonlyMap<string, ModelShape> | undefined;
 }
 
 export interface ImportedName {
@@ -43,11 +45,15 @@ export interface ImportedName {
 
 export function checkModelUse(program: AnyNode, imports: readonly ImportedName[], rules: ModelUseRules, file: string, source: string, diagnostics: DiagnosticList): void {
   const direct = new Map<string, string>(); // local → model
-  const namespaces = new Set<string>(); // import * as D from '📦'
+  const namespaces = new Map<string, ReadonlyMap<string, ModelShape>>(); // import * as D from '📦' (or '🗄')
+  const statics = rules.staticModels ?? new Map<string, ModelShape>();
+  // Shapes by model name, and the static (read-only) ones; names are unique across both modules.
+  const shapes = new Map<string, ModelShape>([...rules.models, ...statics]);
   for (const imp of imports) {
-    if (imp.module !== '📦') continue;
-    if (imp.name === '*') namespaces.add(imp.local);
-    else if (rules.models.has(imp.name)) direct.set(imp.local, imp.name);
+    const models = imp.module === '📦' ? rules.models : imp.module === '🗄' ? statics : undefined;
+    if (!models) continue;
+    if (imp.name === '*') namespaces.set(imp.local, models);
+    else if (models.has(imp.name)) direct.set(imp.local, imp.name);
   }
   if (direct.size === 0 && namespaces.size === 0) return;
   // A name declared again somewhere (a parameter `(Task) => …`) is not checked: it may not be the model.
@@ -63,7 +69,7 @@ export function checkModelUse(program: AnyNode, imports: readonly ImportedName[]
     if (node.type === 'Identifier') return direct.get(node.name as string);
     if (node.type === 'MemberExpression' && !node.computed && (node.object as AnyNode).type === 'Identifier' && namespaces.has((node.object as AnyNode).name as string)) {
       const name = (node.property as AnyNode).name as string;
-      return rules.models.has(name) ? name : undefined;
+      return namespaces.get((node.object as AnyNode).name as string)!.has(name) ? name : undefined;
     }
     return undefined;
   };
@@ -74,10 +80,17 @@ export function checkModelUse(program: AnyNode, imports: readonly ImportedName[]
       const callee = node.callee as AnyNode;
       if (callee.type === 'MemberExpression' && !callee.computed) {
         const model = newRecordOf(callee.object as AnyNode);
-        if (model && rules.models.get(model)!.fields.has((callee.property as AnyNode).name as string)) return model;
+        if (model && shapes.get(model)!.fields.has((callee.property as AnyNode).name as string)) return model;
       }
     }
     return undefined;
+  };
+  /** The model a query chain starts from: `Task.all().filter(…)` → Task. */
+  const rootModel = (node: AnyNode): string | undefined => {
+    if (node.type !== 'CallExpression') return undefined;
+    const callee = node.callee as AnyNode;
+    if (callee.type !== 'MemberExpression') return undefined;
+    return modelOf(callee.object as AnyNode) ?? rootModel(callee.object as AnyNode);
   };
   /** Whether an expression is a query (or stream) rooted at a model: `Task.all().filter(…)`. */
   const isModelQuery = (node: AnyNode): boolean => {
@@ -93,7 +106,7 @@ export function checkModelUse(program: AnyNode, imports: readonly ImportedName[]
       const name = property.name as string;
       const model = modelOf(node.object as AnyNode);
       if (model) {
-        const shape = rules.models.get(model)!;
+        const shape = shapes.get(model)!;
         if (!shape.statics.has(name)) {
           error('LW_MODEL_MEMBER', property, `${model} has no field or query "${name}"${suggest(name, shape.statics)}`);
         } else if (shape.unqueryable.has(name) && parent?.type === 'CallExpression' && parent.callee === node) {
@@ -102,16 +115,21 @@ export function checkModelUse(program: AnyNode, imports: readonly ImportedName[]
       }
       const record = newRecordOf(node.object as AnyNode);
       if (record && parent?.type === 'CallExpression' && parent.callee === node) {
-        const shape = rules.models.get(record)!;
+        const shape = shapes.get(record)!;
         if (!shape.fields.has(name) && !shape.instance.has(name)) {
           error('LW_MODEL_MEMBER', property, `${record} has no field "${name}" to set${suggest(name, shape.fields)}`);
         }
       }
-      if (rules.readOnly && name === 'modify' && parent?.type === 'CallExpression' && parent.callee === node && isModelQuery(node.object as AnyNode)) {
+      if (name === 'modify' && parent?.type === 'CallExpression' && parent.callee === node && rootModel(node.object as AnyNode) !== undefined && statics.has(rootModel(node.object as AnyNode)!)) {
+        error('LW_MODEL_READ_ONLY', property, `${rootModel(node.object as AnyNode)} is a static model (/🗄/): its documents are files of the app, read-only; edit the files instead`);
+      } else if (rules.readOnly && name === 'modify' && parent?.type === 'CallExpression' && parent.callee === node && isModelQuery(node.object as AnyNode)) {
         error('LW_MODEL_READ_ONLY', property, `${rules.readOnly} cannot change records (modify): write from a POST, PUT or DELETE script`);
       }
     }
-    if (rules.readOnly && node.type === 'NewExpression') {
+    if (node.type === 'NewExpression' && statics.has(modelOf(node.callee as AnyNode) ?? '')) {
+      const model = modelOf(node.callee as AnyNode)!;
+      error('LW_MODEL_READ_ONLY', node, `${model} is a static model (/🗄/): its documents are files of the app, read-only; add a document file under /🗄/${model}/ instead of new ${model}()`);
+    } else if (rules.readOnly && node.type === 'NewExpression') {
       const model = modelOf(node.callee as AnyNode);
       if (model) error('LW_MODEL_READ_ONLY', node, `${rules.readOnly} cannot create records (new ${model}): write from a POST, PUT or DELETE script`);
     }

@@ -82,7 +82,7 @@ const FIELDFN = new OWeakMap(); // static field function -> [model desc, field d
 
 class App {
   constructor(desc, ch) {
-    this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {};
+    this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true;
     for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
     for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; d.isContainer = false; this.models.set(d.name, d); }
     for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
@@ -604,6 +604,8 @@ const buildModel = (app, d) => {
     method(d.ckey, { value: function () { return makeLink(app, d.container, ISTATE(this).v[3]); } });
   }
   method('toJSON', { value: function () { return outValue(this, 0); } });
+  // A static document's get is the document itself (article.get.content, as through a link).
+  if (app.static) defProp(proto, 'get', { get() { return this; } });
   d.proto = freeze(proto);
 
   // Link accessors: id, get, optional, exists, linked.
@@ -613,6 +615,15 @@ const buildModel = (app, d) => {
   defProp(linkProto, 'exists', { value: function () { return pt(loadById(LSTATE(this).d, LSTATE(this).id, false), (r) => r !== null); } });
   defProp(linkProto, 'linked', { value: function () { return LSTATE(this).id !== null; } });
   defProp(linkProto, 'toJSON', { value: function () { return LSTATE(this).id; } });
+  if (app.static) {
+    // Static documents are in memory: a link reads the document's fields at once
+    // (article.title on a path parameter), and a document's get is the document itself.
+    for (let i = 0; i < d.fields.length; i++) {
+      const f = d.fields[i];
+      if (f.prot) continue;
+      defProp(linkProto, f.name, { get() { const r = staticRecord(LSTATE(this).d, LSTATE(this).id); return r === null ? null : r[f.name]; }, enumerable: true });
+    }
+  }
   d.linkProto = freeze(linkProto);
 
   // The model itself: new M(container?), M.get/optional/exists(id), M.all(), field queries, metadata.
@@ -757,6 +768,12 @@ const setField = (s, f, v) => {
   s.v[4 + f.i] = stored;
   touch(s, f);
 };
+// A static document by id, read synchronously (the static channel answers from memory, with no unit of work).
+const staticRecord = (d, id) => {
+  if (id === null || id === undefined) return null;
+  const rows = d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1 });
+  return rows.length ? makeInstance(d, rows[0], 1) : null;
+};
 const loadById = (d, id, required) => {
   if (id === null || id === undefined) { if (required) throw notFound(d.name); return null; }
   if (typeof id !== 'string') id = idOf(id, d.name);
@@ -878,10 +895,18 @@ const viewValue = (v) => {
     const s = ISTATE(v), d = s.d;
     const o = recordObject(s, viewField);
     if (d.container !== null && !hasOwn(o, d.ckey)) o[d.ckey] = makeLink(d.app, d.container, s.v[3]);
+    if (d.app.static) o.get = () => v;
     return o;
   }
   if (LINKS.has(v)) {
     const s = LSTATE(v);
+    if (s.d.app.static) {
+      // A static document's fields are read at once; get is the document itself.
+      const r = staticRecord(s.d, s.id);
+      const o = r === null ? {} : viewValue(r);
+      o.id = s.id; o.linked = s.id !== null; o.get = () => r; o.optional = () => r; o.exists = r !== null;
+      return o;
+    }
     const get = () => loadById(s.d, s.id, true);
     const optional = () => loadById(s.d, s.id, false);
     return { id: s.id, linked: s.id !== null, get: s.id === null ? null : get, optional: s.id === null ? null : optional, exists: s.id === null ? false : () => pt(optional(), (r) => r !== null) };

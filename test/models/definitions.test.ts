@@ -237,7 +237,7 @@ const BROKEN: BrokenCase[] = [
     expect: ['/📦/🌐Post.yaml:7:9 LW_MODEL_TYPE_NOT_AVAILABLE'],
     says: 'not available in this version',
   },
-  { name: 'a static-document type', files: { [T]: 'body: document-markdown\n' }, expect: [`${T}:1:7 LW_MODEL_TYPE_NOT_AVAILABLE`] },
+  { name: 'a static-document type', files: { [T]: 'body: document-markdown\n' }, expect: [`${T}:1:7 LW_MODEL_TYPE_NOT_ALLOWED`] },
   { name: 'hierarchy in a Content model', files: { '/📦/📄Page.yaml': 'hierarchy: hierarchy\n' }, expect: ['/📦/📄Page.yaml:1:12 LW_MODEL_TYPE_NOT_ALLOWED'] },
   { name: 'hierarchy in an embedded type', files: { '/📦/📎Part.yaml': 'order: hierarchy\n' }, expect: ['/📦/📎Part.yaml:1:8 LW_MODEL_TYPE_NOT_ALLOWED'] },
   { name: 'uid in an embedded type', files: { '/📦/📎Part.yaml': 'slug: uid\n' }, expect: ['/📦/📎Part.yaml:1:7 LW_MODEL_TYPE_NOT_ALLOWED'] },

@@ -1,0 +1,6 @@
+/**
+ * Content sites (issue 10): static models under `/🗄/` with their documents, read and checked at
+ * load (documents.ts), and the in-memory backend of the query API (query.ts).
+ */
+export { readStaticContent, dateFromPath, STATIC_ROOT, type StaticContent, type StaticDocument } from './documents.js';
+export { DocumentIndex, type DocumentQuery } from './query.js';
