@@ -20,12 +20,15 @@ import {
   hierarchyNext,
   hierarchyParent,
   hierarchyPrevious,
-  renderMarkdown,
   type FieldDefinition,
   type ModelDefinition,
   type ModelSchema,
 } from '../models/index.js';
-import { currentBudgetToken, installModels, type ModelShape } from '../script/index.js';
+import { currentBudgetToken, installModels, registerRichText, type ModelShape } from '../script/index.js';
+import { RichTextRenderer } from '../content/index.js';
+
+/** Loads of the process: keys of rich-text makers are unique per load. */
+let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
 
 export interface DataOptions {
@@ -60,7 +63,8 @@ export class AppData {
   readonly shapes: ReadonlyMap<string, ModelShape>;
   store: AppStore | undefined;
   readonly #requests = new WeakMap<object, DataRequest>();
-  readonly #markdown = new Map<string, string>();
+  /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
+  readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
 
   constructor(schema: ModelSchema) {
     this.schema = schema;
@@ -69,7 +73,19 @@ export class AppData {
     for (const m of schema.embedded.values()) for (const f of m.fields) names.add(f.name);
     this.fieldNames = names;
     this.shapes = new Map([...schema.models.values()].map((m) => [m.name, shapeOf(m)]));
-    const installed = installModels(describe(schema), (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
+    // Markdown fields render with their `render:` options; views get rich-text values (html(options), sections()…).
+    const prefix = `📦#${++loads}:`;
+    for (const m of [...schema.models.values(), ...schema.embedded.values()]) {
+      for (const f of m.fields) {
+        if (f.type !== 'markdown') continue;
+        const renderer = new RichTextRenderer(f.render, {}, 500);
+        this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
+        registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
+      }
+    }
+    const installed = installModels(describe(schema, { richKey: (owner, f) => prefix + `${owner}.${f.name}` }), (op: unknown, a: unknown, b: unknown, c: unknown) =>
+      this.#channel(String(op), a, b, c),
+    );
     this.namespace = installed.namespace;
     this.link = installed.link;
   }
@@ -142,7 +158,7 @@ export class AppData {
         case 'hy':
           return hierarchyOp(String(a), String(b), c);
         case 'md':
-          return this.#renderMarkdown(String(a));
+          return this.#renderMarkdown(String(a), b);
         case 'ctx':
           return this.#request().containers;
         default:
@@ -172,15 +188,10 @@ export class AppData {
     return [1, v];
   }
 
-  #renderMarkdown(text: string): string {
-    let html = this.#markdown.get(text);
-    if (html === undefined) {
-      html = renderMarkdown(text);
-      if (this.#markdown.size > 500) this.#markdown.clear();
-      this.#markdown.set(text, html);
-    }
-    return html;
+  #renderMarkdown(text: string, key: unknown): string {
+    return (this.#renderers.get(typeof key === 'string' ? key : '') ?? this.#renderers.get('')!).html(text);
   }
+
 }
 
 export function hierarchyOp(fn: string, v: string, other: unknown): unknown {
@@ -241,8 +252,9 @@ export function toScriptError(e: unknown): unknown {
 }
 
 /** The plain data the realm's model runtime is built from (realm-models.ts). */
-export function describe(schema: ModelSchema, options: { static?: boolean } = {}): unknown {
-  const fieldOf = (f: FieldDefinition) => ({
+export function describe(schema: ModelSchema, options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null } = {}): unknown {
+  const fieldOf = (f: FieldDefinition, owner: string) => ({
+    rk: f.type === 'markdown' && options.richKey ? options.richKey(owner, f) : null,
     name: f.name,
     type: f.type,
     list: f.list ?? null,
@@ -266,11 +278,11 @@ export function describe(schema: ModelSchema, options: { static?: boolean } = {}
     ckey: m.container ? lowerFirst(m.container) : null,
     lkey: lowerFirst(m.name),
     prefix: m.prefix ?? '',
-    fields: m.fields.filter((f) => !f.builtIn).map(fieldOf),
+    fields: m.fields.filter((f) => !f.builtIn).map((f) => fieldOf(f, m.name)),
   });
   return {
     static: options.static === true,
     models: [...schema.models.values()].map(modelOf),
-    embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map(fieldOf) })),
+    embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),
   };
 }

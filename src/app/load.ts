@@ -182,7 +182,13 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     const data = models.models.size || models.embedded.size ? new AppData(models) : undefined;
-    const content = staticContent.schema.models.size ? new StaticData(staticContent) : undefined;
+    // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
+    const pages = new Map<string, string>();
+    for (const [key, def] of params) {
+      const m = def.form === 'field' && /^\/[^/{}]+$/.test(key) ? STATIC_FIELD.exec(def.field) : null;
+      if (m) pages.set(m[1]!, m[2]!);
+    }
+    const content = staticContent.schema.models.size ? new StaticData(staticContent, pages) : undefined;
     const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
     const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content };
     let router: Router<Endpoint> | undefined;

@@ -7,8 +7,12 @@
  */
 import { LanewayError } from '../diag/index.js';
 import { DocumentIndex, type DocumentQuery, type StaticContent } from '../content/index.js';
-import { renderMarkdown, type ModelSchema } from '../models/index.js';
-import { installModels, type ModelShape } from '../script/index.js';
+import type { ModelSchema } from '../models/index.js';
+import { RichTextRenderer } from '../content/index.js';
+import { installModels, registerRichText, type ModelShape } from '../script/index.js';
+
+/** Loads of the process: keys of rich-text makers are unique per load. */
+let loads = 0;
 import { describe, hierarchyOp, shapeOf, toScriptError } from './data.js';
 
 export class StaticData {
@@ -22,9 +26,14 @@ export class StaticData {
   readonly shapes: ReadonlyMap<string, ModelShape>;
   /** Legacy uids (front-matter `uid:`) by model: alias → path uid. */
   readonly aliases: ReadonlyMap<string, ReadonlyMap<string, string>>;
-  readonly #markdown = new Map<string, string>();
+  /** Renderers of the Markdown fields, by `Model.field`. */
+  readonly #renderers = new Map<string, RichTextRenderer>();
 
-  constructor(content: StaticContent) {
+  /**
+   * `pages`: for the static models that have a page per document (a root `{name}.html` whose
+   * parameter is `field: 🗄.Model.field`), that field: links to their documents become page URLs.
+   */
+  constructor(content: StaticContent, pages: ReadonlyMap<string, string> = new Map()) {
     this.content = content;
     this.schema = content.schema;
     this.index = new DocumentIndex(content);
@@ -32,18 +41,45 @@ export class StaticData {
     const aliases = new Map<string, Map<string, string>>();
     for (const [model, docs] of content.documents) aliases.set(model, new Map(docs.filter((d) => d.alias !== undefined).map((d) => [d.alias!, d.uid])));
     this.aliases = aliases;
-    // Rendered at load: a page request never parses Markdown.
-    for (const m of content.schema.models.values()) {
-      const fi = m.fields.filter((f) => !f.builtIn).findIndex((f) => f.type === 'markdown');
-      if (fi === -1) continue;
-      for (const d of content.documents.get(m.name) ?? []) {
-        const text = d.row[4 + fi];
-        if (typeof text === 'string') this.#render(text);
+    const context = { resolveLink: (path: string) => this.#pageUrl(path, pages) };
+    const prefix = `🗄#${++loads}:`;
+    for (const m of [...content.schema.models.values(), ...content.schema.embedded.values()]) {
+      for (const f of m.fields) {
+        if (f.type !== 'markdown') continue;
+        const renderer = new RichTextRenderer(f.render, context);
+        this.#renderers.set(`${m.name}.${f.name}`, renderer);
+        this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
+        registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
     }
-    const installed = installModels(describe(content.schema, { static: true }), (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
+    // Rendered at load, with the field's options: a page request never parses Markdown for them.
+    for (const m of content.schema.models.values()) {
+      const fields = m.fields.filter((f) => !f.builtIn);
+      fields.forEach((f, i) => {
+        const renderer = this.#renderers.get(`${m.name}.${f.name}`);
+        if (!renderer) return;
+        for (const d of content.documents.get(m.name) ?? []) if (typeof d.row[4 + i] === 'string') renderer.html(d.row[4 + i] as string);
+      });
+    }
+    const installed = installModels(describe(content.schema, { static: true, richKey: (owner, f) => prefix + `${owner}.${f.name}` }), (op: unknown, a: unknown, b: unknown, c: unknown) =>
+      this.#channel(String(op), a, b, c),
+    );
     this.namespace = installed.namespace;
     this.link = installed.link;
+  }
+
+  /** `/🗄/Guide/basics/intro.md` → the document's page URL, when it has one. */
+  #pageUrl(path: string, pages: ReadonlyMap<string, string>): string | undefined {
+    const m = /^\/🗄\/([^/]+)\/(.+?)(?:\.(?:md|markdown|ya?ml))?$/.exec(path);
+    if (!m) return undefined;
+    const field = pages.get(m[1]!);
+    const model = this.schema.models.get(m[1]!);
+    if (!field || !model) return undefined;
+    const row = this.index.row(model.name, m[2]!);
+    if (!row) return undefined;
+    const i = model.fields.filter((f) => !f.builtIn).findIndex((f) => f.name === field);
+    const value = field === 'id' ? row[0] : row[4 + i];
+    return typeof value === 'string' ? '/' + value.split('/').map(encodeURIComponent).join('/') : undefined;
   }
 
   #channel(op: string, a: unknown, b: unknown, c: unknown): unknown {
@@ -54,7 +90,7 @@ export class StaticData {
         case 'a':
           return this.index.aggregate(a as DocumentQuery, b as 'count', c as string | undefined);
         case 'md':
-          return this.#render(String(a));
+          return this.#render(String(a), b);
         case 'hy':
           return hierarchyOp(String(a), String(b), c);
         case 'ctx':
@@ -67,12 +103,12 @@ export class StaticData {
     }
   }
 
-  #render(text: string): string {
-    let html = this.#markdown.get(text);
-    if (html === undefined) {
-      html = renderMarkdown(text);
-      this.#markdown.set(text, html);
-    }
-    return html;
+  /** HTML of a field's Markdown (`key`: the field's rich-text key), or of a text with no field's options (`Model.markdown(text)`). */
+  #render(text: string, key: unknown): string {
+    let r = typeof key === 'string' ? this.#renderers.get(key) : undefined;
+    if (r) return r.html(text);
+    r = this.#renderers.get('');
+    if (!r) this.#renderers.set('', (r = new RichTextRenderer(undefined)));
+    return r.html(text);
   }
 }

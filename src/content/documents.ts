@@ -113,8 +113,9 @@ export function readStaticContent(tree: SourceTree, paths: readonly string[], di
 }
 
 /** Paths in a stable order that puts `a/b` right after `a` and digits in numeric order (`2/` before `10/`). */
+const collator = new Intl.Collator('en', { numeric: true });
 function comparePaths(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
+  return collator.compare(a, b);
 }
 
 /** At most one body field, one uid field and one date field per model. */

@@ -4,3 +4,5 @@
  */
 export { readStaticContent, dateFromPath, STATIC_ROOT, type StaticContent, type StaticDocument } from './documents.js';
 export { DocumentIndex, type DocumentQuery } from './query.js';
+export { renderMarkdown, markdownText, markdownSections, parseRenderOptions, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';
+export { RichText, RichTextRenderer } from './rich-text.js';

@@ -6,7 +6,8 @@
  * - elements: blocks `h1`–`h6 div p pre blockquote ul ol li`, inline `a br code em s strong sub
  *   sup del ins`; any other element is removed and its text kept, except the elements in
  *   `DROPPED_WITH_CONTENT`, whose content goes too;
- * - attributes: `id` and `class` on every allowed element, `href` on `a` only;
+ * - attributes: `id` and `class` on every allowed element, `href` on `a` only (and, when the caller
+ *   asks for it with `blankTargets`, `target="_blank"` on `a`, always with `rel="noopener noreferrer"`);
  * - links: `http:`, `https:`, `mailto:` and relative URLs (`/a`, `a/b`, `#x`, `?q`); any other
  *   scheme and the protocol-relative forms (`//host`, `\\host`, `/\host`) lose their `href`.
  *
@@ -76,6 +77,28 @@ const SANITIZE_OPTIONS: sanitize.IOptions = {
     a: (tagName, attribs) => {
       const { href, ...rest } = attribs;
       return { tagName, attribs: href !== undefined && isAllowedHref(href) ? { ...rest, href } : rest };
+    },
+  },
+};
+
+/** What `sanitizeHtml` keeps beyond the allow-list. */
+export interface SanitizeOptions {
+  /**
+   * Keep `target="_blank"` on `a` (any other `target` goes), with `rel` set to exactly
+   * `noopener noreferrer` so that the opened page cannot reach this one. For the Markdown
+   * `autolink: blank` option; `html` fields never keep `target`.
+   */
+  blankTargets?: boolean;
+}
+
+const SANITIZE_OPTIONS_BLANK_TARGETS: sanitize.IOptions = {
+  ...SANITIZE_OPTIONS,
+  allowedAttributes: { '*': ['id', 'class'], a: ['id', 'class', 'href', 'target', 'rel'] },
+  transformTags: {
+    a: (tagName, attribs) => {
+      const { href, target, rel, ...rest } = attribs;
+      const kept: sanitize.Attributes = href !== undefined && isAllowedHref(href) ? { ...rest, href } : rest;
+      return { tagName, attribs: target === '_blank' ? { ...kept, target, rel: 'noopener noreferrer' } : kept };
     },
   },
 };
@@ -198,13 +221,13 @@ function writeTree(nodes: RichNode[]): string {
  * Cleans HTML to the rich-text allow-list (see the top of this file). The result is what a
  * browser reads it as: sanitising it again returns it unchanged.
  */
-export function sanitizeHtml(input: string): string {
+export function sanitizeHtml(input: string, options: SanitizeOptions = {}): string {
   // The browser's input stream preprocessing: CR LF and CR become LF. NUL becomes U+FFFD here
   // (browsers drop it from text), so that no reading of the output depends on it.
   const source = input.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD');
   // Character references can still produce CR (`&#13;`); browsers keep it, but serialising and
   // reading it again would turn it into LF, so it is normalised here too.
-  const cleaned = sanitize(source, SANITIZE_OPTIONS).replace(/\r\n?/g, '\n');
+  const cleaned = sanitize(source, options.blankTargets ? SANITIZE_OPTIONS_BLANK_TARGETS : SANITIZE_OPTIONS).replace(/\r\n?/g, '\n');
   return writeTree(normaliseTree(readTree(cleaned), { parent: '', inLink: false, inListItem: false }));
 }
 

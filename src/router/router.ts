@@ -138,8 +138,9 @@ export function createRouter<T>(
       return { endpoints: fp.endpoints, params: [...params, { name: fp.name, dir: fp.dir, value: seg }] };
     }
     // A single-file parameter may take the rest of the path when `accepts` allows a value with
-    // slashes (a static document's path uid: /controllers/js). Literal routes were tried first.
-    if (fp && i < segments.length - 1 && !trailingSlash) {
+    // slashes (a static document's path uid: /controllers/js). Literal routes were tried first, and
+    // a literal directory owns its subtree: /site/x never reaches a root parameter.
+    if (fp && i < segments.length - 1 && !trailingSlash && !child) {
       const rest = segments.slice(i).join('/');
       if (accepts(fp.dir, fp.name, rest, true)) return { endpoints: fp.endpoints, params: [...params, { name: fp.name, dir: fp.dir, value: rest }] };
     }

@@ -216,7 +216,7 @@ const readValue = (app, f, v, owner) => {
     case 'hierarchy': return new Hierarchy(app, v);
     case 'link': return makeLink(app, f.model, v);
     case 'html': case 'svg-icon': return new SafeHtml(v);
-    case 'markdown': return new SafeHtml(app.ch('md', v));
+    case 'markdown': return new SafeHtml(app.ch('md', v, f.rk));
     case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
     case 'map': return freeze(OObject.assign({}, v));
     case 'embedded': {
@@ -849,7 +849,7 @@ const outField = (app, f, v) => {
   if (v === null || v === undefined) return f.list !== undefined && f.list !== null ? [] : f.type === 'map' ? {} : null;
   switch (f.type) {
     case 'timestamp': return new LDate(v);
-    case 'markdown': return app.ch('md', v);
+    case 'markdown': return app.ch('md', v, f.rk);
     case 'geo': return { latitude: v.latitude, longitude: v.longitude };
     default: return v;
   }
@@ -925,6 +925,10 @@ const viewOp = (q, name, arg) => {
   if (!QUERIES.has(q) || !VIEW_QUERY_OPS.has(name)) throw new OTypeError('a view cannot call ' + name + ' on a query: make the query in a supplier');
   return name === 'limit' ? q.limit(arg) : q[name]();
 };
+// A Markdown value on its way to a view: the host makes it a rich-text value (content/rich-text.ts)
+// with the renderer registered for the field (f.rk), which gives html(options), sections(), text().
+const RICH = new OWeakMap();
+class RichRef { constructor(text, key) { RICH.set(this, { text: text, key: key }); freeze(this); } }
 const viewField = (app, f, v) => {
   if (f.list !== undefined && f.list !== null) return v || [];
   if (v === null || v === undefined) return f.type === 'map' ? {} : null;
@@ -933,7 +937,7 @@ const viewField = (app, f, v) => {
     case 'hierarchy': return { value: v };
     case 'link': return makeLink(app, f.model, v);
     case 'html': case 'svg-icon': return new SafeHtml(v);
-    case 'markdown': return new SafeHtml(app.ch('md', v));
+    case 'markdown': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(app.ch('md', v));
     case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
     default: return v;
   }

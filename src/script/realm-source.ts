@@ -1111,6 +1111,7 @@ return freeze({
   dateValue: (o) => DV.has(o) ? apply(ODate.prototype.getTime, DV.get(o), []) : undefined,
   newSafeHtml: (h) => new SafeHtml(h),
   safeHtmlValue: (o) => SH.get(o),
+  richTextValue: (o) => RICH.get(o),
   newRedirect: (path, query, hash, messages, failed) => {
     const s = newState();
     s.path = path; s.hash = hash; s.failed = failed;

@@ -55,6 +55,7 @@ export interface RealmKit {
   dateValue(o: unknown): number | undefined;
   newSafeHtml(html: string): object;
   safeHtmlValue(o: unknown): string | undefined;
+  richTextValue(o: unknown): { text: string; key: string } | undefined;
   newRedirect(path: string, query: ReadonlyArray<readonly [string, string]>, hash: string, messages: readonly FlashMessage[], failed: boolean): object;
   redirectState(o: unknown):
     | { path: string; query: Array<[string, string]>; hash: string; messages: FlashMessage[]; failed: boolean; invalid: unknown; form: unknown }
@@ -527,6 +528,11 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
     if (time !== undefined) return new Date(time);
     const html = kit.safeHtmlValue(obj);
     if (html !== undefined) return new WebSafe(html);
+    const rich = kit.richTextValue(obj);
+    if (rich !== undefined) {
+      const make = richTextMakers.get(String(rich.key));
+      if (make) return make(String(rich.text));
+    }
   }
   state.stack.push(obj);
   try {
@@ -840,6 +846,17 @@ export function errorToHost(e: unknown, file?: string): unknown {
 /** The host error a realm error was made from, if any. */
 export function hostErrorOf(e: unknown): unknown {
   return e !== null && typeof e === 'object' ? hostErrors.get(e) : undefined;
+}
+
+/** Makers of the host value of a Markdown field for views, by field key (see registerRichText). */
+const richTextMakers = new Map<string, (text: string) => unknown>();
+
+/**
+ * Registers how a Markdown field's value reaches views: `key` is the field's `rk` in the model
+ * descriptor (unique per app load), `make` turns the Markdown source into the host value.
+ */
+export function registerRichText(key: string, make: (text: string) => unknown): void {
+  richTextMakers.set(key, make);
 }
 
 /**

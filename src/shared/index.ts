@@ -3,5 +3,5 @@
  * Leaves import only this folder and `diag`.
  */
 export { type SourceTree, normalizeName, normalizePath } from './source-tree.js';
-export { WebSafe, isWebSafe } from './web-safe.js';
+export { WebSafe, isWebSafe, SAFE_HTML, safeMarkup } from './web-safe.js';
 export { then } from './maybe-async.js';

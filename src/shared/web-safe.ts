@@ -21,3 +21,20 @@ Object.freeze(WebSafe.prototype);
 export function isWebSafe(value: unknown): value is WebSafe {
   return value instanceof WebSafe;
 }
+
+/**
+ * Values that print as web-safe markup without being a WebSafe: a rich-text value
+ * (src/content/rich-text.ts), whose `html` is a method taking rendering options. Such a value has
+ * a method under this symbol giving its default markup; views print it raw in `{{{ }}}` and escape
+ * it elsewhere, as a WebSafe.
+ */
+export const SAFE_HTML = Symbol.for('laneway.safeHtml');
+
+/** The markup of a WebSafe or of a value with a SAFE_HTML method; undefined for anything else. */
+export function safeMarkup(value: unknown): string | undefined {
+  if (value instanceof WebSafe) return value.html;
+  if (value !== null && typeof value === 'object' && typeof (value as { [SAFE_HTML]?: unknown })[SAFE_HTML] === 'function') {
+    return String((value as { [SAFE_HTML](): unknown })[SAFE_HTML]());
+  }
+  return undefined;
+}

@@ -7,7 +7,7 @@
  * goes to one string (`S.s`) in order, because nothing renders past a pending Promise until it
  * settles; a template whose values are all at hand never allocates a Promise.
  */
-import { WebSafe } from '../shared/index.js';
+import { WebSafe, safeMarkup } from '../shared/index.js';
 import { chooseString } from './pragma.js';
 
 /** A compiled list of nodes. `at` is the resume point (0 on entry). */
@@ -444,6 +444,13 @@ export function out(S: RenderState, v: unknown, raw: boolean): void | Promise<vo
         return;
       }
       if (isThenable(v)) return Promise.resolve(v).then((x) => out(S, x, raw));
+      {
+        const markup = safeMarkup(v);
+        if (markup !== undefined) {
+          S.s += raw ? markup : escapeHtml(markup);
+          return;
+        }
+      }
       S.s += escapeHtml(str(v));
       return;
     default:
@@ -471,7 +478,8 @@ export function jsonStringBody(s: string): string {
 
 /** A value as JSON text, script-safe: what has no JSON form (undefined, a function) is `null`. */
 export function jsonValue(v: unknown): string {
-  if (v instanceof WebSafe) v = v.html;
+  const markup = safeMarkup(v);
+  if (markup !== undefined) v = markup;
   const json = JSON.stringify(v) as string | undefined;
   return json === undefined ? 'null' : scriptSafeJson(json);
 }
@@ -482,7 +490,7 @@ export function jsonValue(v: unknown): string {
  */
 export function outJson(S: RenderState, v: unknown, inString: boolean): void | Promise<void> {
   if (isThenable(v)) return Promise.resolve(v).then((x) => outJson(S, x, inString));
-  S.s += inString ? jsonStringBody(v instanceof WebSafe ? v.html : str(v)) : jsonValue(v);
+  S.s += inString ? jsonStringBody(safeMarkup(v) ?? str(v)) : jsonValue(v);
 }
 
 /** Writes a value (plain API): raw tags print strings as they are. */
