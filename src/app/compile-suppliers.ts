@@ -10,7 +10,7 @@ import { compileScript } from '../script/index.js';
 import { compileView } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
 import type { CompileContext } from './compile.js';
-import { importChecker, paramsInScope, scriptModelOptions, viewMemberChecker } from './modules.js';
+import { importChecker, paramsInScope, scriptModelOptions, viewMemberChecker, withPropertyChecks } from './modules.js';
 import { routeNameOf, SupplierIndex, type SupplierFile } from './suppliers.js';
 
 export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): SupplierIndex {
@@ -71,7 +71,7 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
     const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam));
     if (info.kind === 'html-supplier') {
       // The page pass runs before code generation: it marks the JSON escaping of data blocks.
-      const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n), checkMember: viewMemberChecker(modules), prepare: (t) => ctx.csp.prepare(t) });
+      const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), prepare: (t) => ctx.csp.prepare(t) });
       if (view) modules.code.set(info.path, { file: info, view });
     } else {
       const script = compileScript(file.path, source, { kind: info.kind, diagnostics: ctx.diagnostics, checkImport: check, ...scriptModelOptions(modules, 'a supplier') });

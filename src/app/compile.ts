@@ -10,9 +10,11 @@ import type { SourceTree } from '../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, RequestInfo } from './endpoint.js';
+import { compileEventsEndpoint } from './events.js';
 import type { AppOptions } from './options.js';
-import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, type ModuleSystem } from './modules.js';
+import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './modules.js';
 import { routeNameOf, type Consumer } from './suppliers.js';
+import { cachedByPath, isContentPage } from './page-cache.js';
 
 export interface CompileContext {
   tree: SourceTree;
@@ -53,13 +55,13 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       if (!view) return undefined;
       const consumer = viewConsumer(file);
       const policy = policyOf(view, ctx);
-      return {
-        ...base,
-        kind: 'view',
-        handle: (req) => renderView(view, policy, consumer, ctx, req, 200),
-      };
+      const render = (req: RequestInfo): Reply | Promise<Reply> => renderView(view, policy, consumer, ctx, req, 200);
+      // A page fixed at load for its path (static documents): rendered once per path (page-cache.ts).
+      return { ...base, kind: 'view', handle: isContentPage(view) ? cachedByPath(render, ctx.modules.params) : render };
     }
     case 'script':
+      // ⏱name.js: a server-sent event stream (events.ts).
+      if (spec.flavour === 'events') return compileEventsEndpoint(file, base, ctx);
       return compileScriptEndpoint(file, base, ctx);
   }
 }
@@ -79,7 +81,7 @@ function compileViewFor(file: ClassifiedFile, ctx: CompileContext): CompiledView
     tree: ctx.tree,
     diagnostics: ctx.diagnostics,
     checkImport: (m, n) => check(m, n),
-    checkMember: viewMemberChecker(ctx.modules),
+    checkMember: withPropertyChecks(ctx.modules, viewMemberChecker(ctx.modules)),
     prepare: (t) => ctx.csp.prepare(t),
   });
 }

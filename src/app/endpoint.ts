@@ -29,16 +29,49 @@ export interface RequestInfo {
 export type Reply =
   /** A file's bytes, with validators and compressed variants handled by the HTTP layer. */
   | { type: 'asset'; asset: Asset; status?: number; headers?: Record<string, string> }
-  /** A generated body (JSON, rendered HTML). `etag: true` adds an ETag and answers 304 when it matches. */
-  | { type: 'body'; status: number; contentType: string; body: string | Buffer; headers?: Record<string, string>; etag?: boolean }
+  /**
+   * A generated body (JSON, rendered HTML). `etag: true` adds an ETag (the body's SHA-1) and answers
+   * 304 when it matches; a string is that ETag, computed before (a cached page).
+   */
+  | { type: 'body'; status: number; contentType: string; body: string | Buffer; headers?: Record<string, string>; etag?: boolean | string }
   | { type: 'redirect'; status: number; location: string; headers?: Record<string, string> }
   /**
    * An error the HTTP layer renders (HTML page or JSON). 404 uses the nearest ⚡NotFound.html.
    * `detail`: development mode only (file:line:column and a code frame), shown below the message.
    */
-  | { type: 'error'; status: number; code: Code; message: string; detail?: string };
+  | { type: 'error'; status: number; code: Code; message: string; detail?: string }
+  /**
+   * A server-sent event stream (`⏱` scripts, events.ts): the HTTP layer sends the head (200,
+   * `text/event-stream`, `no-store`, never compressed), then `open`s the stream on the connection.
+   * `open` returns `stop`, which the HTTP layer calls when the connection closes ('gone') or the
+   * server stops ('shutdown'); `settings` are the app's `events:` of /🎛.yaml.
+   */
+  | { type: 'events'; status: 200; headers?: Record<string, string>; open(sink: EventSink, settings?: Partial<EventSettings>): (reason: 'gone' | 'shutdown') => void };
 
-export type EndpointKind = 'script' | 'view' | 'page' | 'static' | 'redirect';
+/** The connection of an event stream as the HTTP layer hands it over. */
+export interface EventSink {
+  /** Writes event-stream text; false when the client is not reading it (wait for `onDrain`). */
+  write(text: string): boolean;
+  onDrain(listener: () => void): void;
+  /** Ends the response. */
+  end(): void;
+}
+
+/** Timings of event streams (defaults in events.ts, overrides in `events:` of /🎛.yaml). */
+export interface EventSettings {
+  /** Pause between two calls of the polled function, in ms. */
+  pollMs: number;
+  /** A `:` comment line is sent after this long without anything written, in ms. */
+  keepAliveMs: number;
+  /** The stream ends after this long without an event, in ms. */
+  idleTimeoutMs: number;
+  /** The stream ends after this long, whatever it sends, in ms. */
+  maxDurationMs: number;
+  /** CPU budget of one call of the polled function, in ms. */
+  cpuMs: number;
+}
+
+export type EndpointKind = 'script' | 'events' | 'view' | 'page' | 'static' | 'redirect';
 
 export interface Endpoint {
   kind: EndpointKind;

@@ -8,6 +8,7 @@
  * conflicts; 6. build the router and the ⚡NotFound.html lookup.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { basename, resolve as resolvePath } from 'node:path';
 import { AssetCatalog, IMMUTABLE, PINNED } from '../assets/index.js';
 import { PolicyCompiler } from '../csp/index.js';
 import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
@@ -31,6 +32,7 @@ import { compileSuppliers } from './compile-suppliers.js';
 import { DEFAULT_LIMITS } from '../script/index.js';
 import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
+import { PROPERTIES_FILE, readProperties, type AppProperties } from '../content/index.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
@@ -59,6 +61,8 @@ export interface App {
   routes(): RouteRow[];
   /** What `/🎛.yaml` sets (script limits, trusted origins, policy options). */
   settings: AppSettings;
+  /** The properties of /🎨.scss, read at load (empty without the file). */
+  properties: AppProperties;
   /** The checked model definitions of /📦/ (storage and queries come with the rest of issue 9). */
   models: ModelSchema;
   /** The models at run time and their store (absent without models); `data.open()` connects the store. */
@@ -77,10 +81,11 @@ export function loadApp(root: string, options: AppOptions = {}): App {
 
 /** Compiles an app and returns every diagnostic, never stopping at the first (`laneway check`). */
 export function checkApp(root: string, options: AppOptions = {}): Diagnostic[] {
-  return buildApp(root, options).diagnostics;
+  // A check reports problems; it does not render the documents' Markdown, which serving does at load.
+  return buildApp(root, options, false).diagnostics;
 }
 
-function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostics: Diagnostic[] } {
+function buildApp(rootDir: string, options: AppOptions, prerender = true): { app?: App; diagnostics: Diagnostic[] } {
   const diagnostics = new DiagnosticList();
   const opts: Required<AppOptions> = {
     dev: options.dev ?? false,
@@ -152,7 +157,9 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
   const params = readParamDefinitions(walked.dirs, files, tree, diagnostics);
 
   // 3b. Settings (/🎛.yaml), the asset catalog, the page pass (policies, rewrites).
-  const settings = readSettings(tree, diagnostics);
+  const settings = readSettings(tree, diagnostics, { name: basename(resolvePath(rootDir)) });
+  const classified = new Map(files.map((f) => [f.path, f]));
+  const properties = readProperties(tree, { locale: settings.locale, diagnostics, fileStatus: (p) => fileStatusOf(classified, p) });
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
   const staticContent = readStaticContent(tree, walked.files.map((f) => f.path), diagnostics);
   for (const name of staticContent.schema.models.keys()) {
@@ -167,7 +174,8 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       inlinable: (f.kind === 'static' || f.kind === 'scss') && isPrivatePath(f.path) && !f.path.split('/').some((p) => p in NEVER_ROUTED_DIRS),
       size: byPath.get(f.path)!.size,
     })),
-    readText: (p) => readText(p),
+    // Sass reads the properties as the parser saw them (src/content/properties.ts).
+    readText: (p) => (p === PROPERTIES_FILE && properties.scss !== undefined ? properties.scss : readText(p)),
     readBytes: (p) => readFileSync(byPath.get(p)!.abs),
     diagnostics,
     memoryLimit: opts.memoryLimit,
@@ -188,9 +196,13 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       const m = def.form === 'field' && /^\/[^/{}]+$/.test(key) ? STATIC_FIELD.exec(def.field) : null;
       if (m) pages.set(m[1]!, m[2]!);
     }
-    const content = staticContent.schema.models.size ? new StaticData(staticContent, pages) : undefined;
+    const content = staticContent.schema.models.size ? new StaticData(staticContent, pages, { prerender }) : undefined;
     const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
     const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content };
+    modules.properties = properties;
+    modules.globals = Object.freeze({ '🎨': properties.namespace });
+    const icon = classified.get('/🎛.svg');
+    modules.manage = Object.freeze({ name: settings.name, icon: icon?.kind === 'app-icon' && !icon.hidden ? icon.path : null });
     let router: Router<Endpoint> | undefined;
     const ctx: CompileContext = {
       tree,
@@ -206,6 +218,10 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       if (file.hidden) continue;
       const kind = routeKindOf(file);
       if (!kind) continue;
+      if (settings.type === 'resource' && kind !== 'static') {
+        warnResourcePage(file, diagnostics);
+        continue;
+      }
       const pinned = catalog.pinnedUrl(file.path);
       const parsed = parseRouteFile(pinned ?? file.path, kind);
       const spec = parsed && pinned !== undefined ? { ...parsed, file: file.path } : parsed;
@@ -240,6 +256,10 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
     const notFoundPages = new Map<string, ErrorPage>();
     for (const file of files) {
       if (file.kind !== 'not-found' || isPrivatePath(file.path)) continue;
+      if (settings.type === 'resource') {
+        warnResourcePage(file, diagnostics);
+        continue;
+      }
       const page = compileNotFound(file, ctx, (body) => makeAsset(byPath.get(file.path)!, opts, body));
       if (page) notFoundPages.set(file.dir, page);
     }
@@ -287,6 +307,7 @@ function buildApp(rootDir: string, options: AppOptions): { app?: App; diagnostic
       diagnostics: diagnostics.sorted(),
       notFoundPage,
       settings,
+      properties,
       models,
       data,
       routes() {
@@ -333,6 +354,27 @@ function routeKindOf(file: ClassifiedFile): RouteKind | undefined {
 function makeAsset(file: WalkedFile, opts: Required<AppOptions>, body?: Buffer, type = contentTypeOf(file.path)): Asset {
   if (body === undefined && file.size <= opts.memoryLimit) body = readFileSync(file.abs);
   return new Asset(body, file.abs, { size: body?.length ?? file.size, mtimeMs: file.mtimeMs, type });
+}
+
+/** `type: resource` (docs/manifest.md): the site's views, pages and scripts answer no URL. */
+function warnResourcePage(file: ClassifiedFile, diagnostics: DiagnosticList): void {
+  diagnostics.warn(
+    'LW_SETTINGS_RESOURCE_PAGE',
+    `${file.name} is not served: /🎛.yaml says type: resource, and a resource site serves its files, not pages or scripts of its own; remove type: resource to serve it`,
+    file.path,
+  );
+}
+
+/** Whether a url() of /🎨.scss names a public file, a private one, or nothing. */
+function fileStatusOf(files: Map<string, ClassifiedFile>, path: string): 'public' | 'private' | undefined {
+  let decoded = path;
+  try {
+    decoded = decodeURI(path);
+  } catch {
+    // kept as written
+  }
+  const file = files.get(normalizePath(decoded));
+  return file === undefined ? undefined : file.hidden ? 'private' : 'public';
 }
 
 function warnPrivateAncestors(dirs: string[], diagnostics: DiagnosticList): void {

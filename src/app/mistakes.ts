@@ -5,8 +5,8 @@
  *   not by its name (`get.js`, `save.js`) would be served as a client asset, publishing the
  *   server's source: an error naming the script names it could have meant;
  * - a client `.js` named like a verb in another case (`get.js`, `PATCH.js`): a warning;
- * - `⏱` (server-sent events) and `🖱` (click actions) scripts, which this version does not serve
- *   as they are meant to be: an error;
+ * - `🖱` (click actions) scripts, which this version does not serve as they are meant to be: an
+ *   error;
  * - a public `.html` that holds Mustache tags but not the marker on line 1 is served raw: a warning
  *   at the first tag.
  */
@@ -124,18 +124,14 @@ function orList(items: string[]): string {
   return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
-// ---- ⏱ and 🖱 ------------------------------------------------------------------------------
+// ---- 🖱 ------------------------------------------------------------------------------------
 
 function checkUnavailableScript(file: ClassifiedFile, diagnostics: DiagnosticList): void {
-  const events = file.name.startsWith('⏱');
-  if (!events && !file.name.startsWith('🖱')) return;
-  const base = file.name.slice(events ? '⏱'.length : '🖱'.length, -'.js'.length);
-  const url = answers(file.path);
-  const message = events
-    ? `server-sent events (⏱) are not available in this version of Laneway: ${file.name} would answer ${url} with JSON, not an event stream; ` +
-      `serve the data from 🖥${base}.js and have the page poll it, or remove the file`
-    : `click actions (🖱) are not available in this version of Laneway: ${file.name} would answer ${url} like any GET script, without the redirect-only rule; ` +
-      `write a page that posts a form to 📮${base}.js (which redirects when done), or 🖥${base}.js if it changes nothing`;
+  if (!file.name.startsWith('🖱')) return;
+  const base = file.name.slice('🖱'.length, -'.js'.length);
+  const message =
+    `click actions (🖱) are not available in this version of Laneway: ${file.name} would answer ${answers(file.path)} like any GET script, without the redirect-only rule; ` +
+    `write a page that posts a form to 📮${base}.js (which redirects when done), or 🖥${base}.js if it changes nothing`;
   diagnostics.error('LW_ROUTE_NOT_AVAILABLE', message, file.path);
 }
 

@@ -118,16 +118,27 @@ function oldUid(session: DataSession, req: RequestInfo, param: ParamValue, model
  */
 export function withStaticParams(endpoint: Endpoint, content: StaticData, paramDef: (p: ParamValue) => ParamDefinition | undefined): Endpoint {
   const inner = endpoint.handle.bind(endpoint);
+  // What each parameter definition names, worked out once.
+  const named = new WeakMap<ParamDefinition, { model: string; field: string; byId: boolean } | null>();
+  const backing = (def: ParamDefinition | undefined) => {
+    if (def === undefined) return null;
+    let b = named.get(def);
+    if (b === undefined) {
+      const m = def.form === 'field' ? STATIC_FIELD.exec(def.field) : null;
+      b = m ? { model: m[1]!, field: m[2]!, byId: m[2] === 'id' || isPathUid(content, m[1]!, m[2]!) } : null;
+      named.set(def, b);
+    }
+    return b;
+  };
   return {
     ...endpoint,
     handle(req: RequestInfo): Reply | Promise<Reply> {
       let ids: Map<ParamValue, string> | undefined;
       for (const p of req.params) {
-        const def = paramDef(p);
-        const m = def?.form === 'field' ? STATIC_FIELD.exec(def.field) : null;
-        if (!m) continue;
-        const [, model, field] = m as unknown as [string, string, string];
-        const row = field === 'id' || isPathUid(content, model, field) ? content.index.row(model, p.value) : content.index.select({ m: model, w: [[field, 'eq', p.value]], l: 1 })[0];
+        const b = backing(paramDef(p));
+        if (b === null) continue;
+        const { model, field } = b;
+        const row = b.byId ? content.index.row(model, p.value) : content.index.select({ m: model, w: [[field, 'eq', p.value]], l: 1 })[0];
         if (!row) {
           const current = content.aliases.get(model)?.get(p.value);
           return current === undefined ? NOT_FOUND : redirectTo(req, p, current);

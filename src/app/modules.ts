@@ -5,7 +5,7 @@
  * - per request, a `RequestScope` answers `importValue(module, name)`, running each supplier at
  *   most once, lazily, when a consumer first asks for one of its exports.
  */
-import { LanewayError } from '../diag/index.js';
+import { LanewayError, type Code } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
 import { openScriptValue, ScriptBudget, utilModule, type ModelUseRules } from '../script/index.js';
@@ -26,9 +26,10 @@ import {
 import type { Consumer, SupplierFile, SupplierIndex } from './suppliers.js';
 import type { AppData, DataRequest } from './data.js';
 import type { StaticData } from './static-data.js';
+import type { AppProperties } from '../content/index.js';
 import { budgetToken } from '../script/index.js';
 
-/** Modules that exist in Laneway today. Others (📦, 🗄, 👤, 📧, 📡, 🎨) arrive with their issues. */
+/** Modules that exist in Laneway today. Others (📦, 🗄, 👤, 📧, 📡) arrive with their issues; '🎨' and '🎛' are checked below. */
 const REQUEST_MODULES = new Set(['form', 'form[]', 'form{}', '&', '🍪']);
 const UTIL = utilModule() as Record<string, unknown>;
 
@@ -51,6 +52,12 @@ export interface ModuleSystem {
   content?: StaticData | undefined;
   /** The limits of every request's budget (DEFAULT_LIMITS with the app's `limits:` of /🎛.yaml). */
   limits: ScriptLimits;
+  /** The properties of /🎨.scss (`'🎨'`, and the `🎨` root of views); made at load. */
+  properties?: AppProperties | undefined;
+  /** `Manage` of `'🎛'` (views): the site's name and icon URL, from /🎛.yaml and /🎛.svg. */
+  manage?: Readonly<{ name: string; icon: string | null }> | undefined;
+  /** What every view sees without an import (`🎨`); made at load. */
+  globals?: Record<string, unknown> | undefined;
   log(message: string, fields: Record<string, unknown>): void;
 }
 
@@ -62,7 +69,7 @@ export function paramsInScope(dir: string, fileParam?: string): string[] {
 }
 
 /** The compile-time import check for one consumer. */
-export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 'content'>, consumer: Consumer, params: string[]) {
+export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 'content' | 'properties'>, consumer: Consumer, params: string[]) {
   return (module: string, name: string): true | string => {
     if (module === '📤') {
       if (name === '*') return "import the supplier values you need by name: import {A, B} from '📤'";
@@ -77,6 +84,12 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
         : `"${name}" is not a path parameter: there is no {${name}} directory above this file (Request is always there)`;
     }
     if (REQUEST_MODULES.has(module)) return true;
+    if (module === '🎨') return system.properties ? system.properties.checkImport(name) : 'the app has no /🎨.scss';
+    if (module === '🎛') {
+      const view = consumer.type === 'endpoint' ? consumer.view : consumer.supplier.kind === 'html-supplier';
+      if (!view) return "'🎛' is imported by views only: {{% import {Manage} from '🎛' }}";
+      return name === 'Manage' || name === '*' ? true : `'🎛' exports Manage (Manage.name, Manage.icon); not "${name}"`;
+    }
     if (module === '📦') {
       const ns = system.data?.namespace;
       if (!ns) return "there are no models: define one in /📦/, such as /📦/🌐Task.yaml";
@@ -235,6 +248,13 @@ export class RequestScope {
           module === 'form{}' ? new FormFields(f) : name === '*' ? fieldsRecord(f) : module === 'form[]' ? listValue(f, name) : singleValue(f, name);
         return fields instanceof Promise ? fields.then(pick) : pick(fields);
       }
+      case '🎨':
+        // Made once at load, frozen: the same object for every request.
+        return this.#system.properties?.importValue(name);
+      case '🎛': {
+        const manage = this.#system.manage;
+        return name === '*' ? Object.freeze({ Manage: manage }) : manage;
+      }
       default:
         throw new LanewayError('LW_HTTP_INTERNAL', `module '${module}' is not available`);
     }
@@ -304,6 +324,7 @@ export class RequestScope {
     return {
       importValue: (m: string, n: string) => openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget()),
       dev: this.#system.dev,
+      globals: this.#system.globals,
       meter: (length: number) => this.budget().meterHost(length),
       onError:
         onError ??
@@ -361,3 +382,22 @@ export function viewMemberChecker(system: Pick<ModuleSystem, 'data' | 'content'>
     return VIEW_QUERY_MEMBERS.has(second) ? true : `${model}.${first} has no "${second}": a field gives label, placeholder, about, required and optional`;
   };
 }
+
+/**
+ * Adds the build-time check of view paths into the properties (`{{🎨.ui-home}}`, `{{P.x}}` with
+ * `P` imported from '🎨', `{{🎨.hello name}}`: the property exists, takes these arguments) to the
+ * view checker `inner`.
+ */
+export function withPropertyChecks(
+  system: Pick<ModuleSystem, 'properties'>,
+  inner: ((module: string, name: string, segs: readonly string[]) => true | string) | undefined,
+): ViewMemberCheck | undefined {
+  const properties = system.properties;
+  if (!properties) return inner;
+  return (module, name, segs, call) => {
+    if (module === '🎨') return properties.checkViewPath(name, segs, call ?? { args: 0, named: [] });
+    return inner ? inner(module, name, segs) : true;
+  };
+}
+
+type ViewMemberCheck = (module: string, name: string, segs: readonly string[], call?: { args: number; named: readonly string[] }) => true | string | { code: Code; message: string };

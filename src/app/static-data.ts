@@ -33,7 +33,7 @@ export class StaticData {
    * `pages`: for the static models that have a page per document (a root `{name}.html` whose
    * parameter is `field: 🗄.Model.field`), that field: links to their documents become page URLs.
    */
-  constructor(content: StaticContent, pages: ReadonlyMap<string, string> = new Map()) {
+  constructor(content: StaticContent, pages: ReadonlyMap<string, string> = new Map(), options: { prerender?: boolean } = {}) {
     this.content = content;
     this.schema = content.schema;
     this.index = new DocumentIndex(content);
@@ -52,8 +52,9 @@ export class StaticData {
         registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
     }
-    // Rendered at load, with the field's options: a page request never parses Markdown for them.
-    for (const m of content.schema.models.values()) {
+    // Rendered at load, with the field's options: a page request never parses Markdown for them
+    // (`laneway check` skips it: rendering finds no problem that reading did not).
+    for (const m of options.prerender === false ? [] : content.schema.models.values()) {
       const fields = m.fields.filter((f) => !f.builtIn);
       fields.forEach((f, i) => {
         const renderer = this.#renderers.get(`${m.name}.${f.name}`);

@@ -9,7 +9,8 @@
  * Imports are app paths (REFERENCE §1.6.3): `@import "/dir/name"` reads `/dir/_name.scss`, then
  * `/dir/name.scss` (then `.css`, then `/dir/name/_index.scss`); relative imports resolve against
  * the importing file; `@import '/🎨'` reads the properties file, whose `$variables` become Sass
- * variables. Nothing is ever read from outside the app.
+ * variables (the loader's `read` gives the text as src/content/properties.ts parsed it: one
+ * declaration per property, on its own line). Nothing is ever read from outside the app.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';

@@ -1,8 +1,11 @@
 /**
  * Content sites (issue 10): static models under `/🗄/` with their documents, read and checked at
- * load (documents.ts), and the in-memory backend of the query API (query.ts).
+ * load (documents.ts), and the in-memory backend of the query API (query.ts); the Markdown
+ * renderer (markdown.ts, slug.ts) and the rich-text values views read (rich-text.ts); the
+ * properties of `/🎨.scss` (properties.ts).
  */
 export { readStaticContent, dateFromPath, STATIC_ROOT, type StaticContent, type StaticDocument } from './documents.js';
 export { DocumentIndex, type DocumentQuery } from './query.js';
 export { renderMarkdown, markdownText, markdownSections, parseRenderOptions, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';
 export { RichText, RichTextRenderer } from './rich-text.js';
+export { readProperties, camelCase, PROPERTIES_FILE, AppProperties, type Property, type PropertyCall, type PropertyVerdict, type PropertiesOptions } from './properties.js';

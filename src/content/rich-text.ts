@@ -17,6 +17,7 @@ export class RichTextRenderer {
   readonly #options: MarkdownOptions;
   readonly #context: RenderContext;
   readonly #cache = new Map<string, string>();
+  readonly #sections = new Map<string, MarkdownSection[]>();
   readonly #limit: number;
 
   /** `render` is the field's `render:` map (already checked at load). */
@@ -41,7 +42,13 @@ export class RichTextRenderer {
   }
 
   sections(text: string): MarkdownSection[] {
-    return markdownSections(text, this.#options);
+    let sections = this.#sections.get(text);
+    if (sections === undefined) {
+      sections = Object.freeze(markdownSections(text, this.#options).map((x) => Object.freeze(x))) as MarkdownSection[];
+      if (this.#sections.size >= this.#limit) this.#sections.clear();
+      this.#sections.set(text, sections);
+    }
+    return sections;
   }
 
   value(text: string): RichText {

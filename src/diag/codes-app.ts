@@ -17,7 +17,7 @@ export const APP_CODES = {
   LW_ROUTE_SCRIPT_INDEX_NAME: 'A script named like an index page that cannot be routed.',
   LW_ROUTE_SERVER_CODE_AS_ASSET: 'A .js file imports server modules, but its name makes it a public client-side asset.',
   LW_ROUTE_VERB_NAME_CASE: 'A client-side .js file is named like an HTTP verb in another case (get.js, PATCH.js).',
-  LW_ROUTE_NOT_AVAILABLE: 'A script kind this version of Laneway does not serve yet (⏱ server-sent events, 🖱 click actions).',
+  LW_ROUTE_NOT_AVAILABLE: 'A script kind this version of Laneway does not serve yet (🖱 click actions).',
   LW_HTTP_NOT_FOUND: 'No endpoint or public file answers the URL (404).',
   LW_HTTP_METHOD_NOT_ALLOWED: 'The URL exists but not for this method (405).',
   LW_HTTP_BAD_PATH: 'The request path is malformed or tries to leave the app (400).',

@@ -6,7 +6,7 @@
  *      before any body is read or any script runs
  *   3. refuse bodies over the limit by Content-Length (413)
  *   4. look the path up in the router: found / wrong method (405, OPTIONS 204) / nothing (404)
- *   5. run the endpoint and send its Reply
+ *   5. run the endpoint and send its Reply (an event stream stays open until it ends)
  *   6. anything unexpected: 500, logged with the request id; the process never goes down
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -29,9 +29,14 @@ export function nextRequestId(): string {
   return `${ID_PREFIX}-${(++counter).toString(36)}`;
 }
 
-export function createHandler(app: App, logger: Logger): RequestHandler {
+/** What ends an open event stream when the server stops (server.ts calls each). */
+export type StreamStopper = () => void;
+
+/** `streams`: where open event streams register their stopper while they are open (server.ts). */
+export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>): RequestHandler {
   const bodyLimit = app.options.bodyLimit;
   const trustedOrigins: ReadonlySet<string> = new Set(app.settings.trustedOrigins);
+  const eventSettings = app.settings.events;
 
   function requestInfo(req: IncomingMessage, id: string, path: string, query: string, params: ParamValue[]): RequestInfo {
     let body: Promise<Buffer> | undefined;
@@ -72,7 +77,37 @@ export function createHandler(app: App, logger: Logger): RequestHandler {
         return sendRedirect(req, res, reply.status, reply.location, reply.headers);
       case 'error':
         return sendError(req, res, reply.status, reply.message, dir, info, undefined, reply.detail);
+      case 'events':
+        return sendEvents(req, res, reply);
     }
+  }
+
+  /**
+   * An event stream (app/events.ts): the head at once, never compressed or stored, then whatever
+   * the stream writes until it ends, the client goes away, or the server stops. Settles when the
+   * connection closes, so the access log line gives the stream's duration.
+   */
+  function sendEvents(req: IncomingMessage, res: ServerResponse, reply: Extract<Reply, { type: 'events' }>): number | Promise<number> {
+    res.writeHead(200, { ...COMMON_HEADERS, ...reply.headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+    if (req.method === 'HEAD') {
+      res.end();
+      return 200;
+    }
+    res.flushHeaders();
+    return new Promise((resolve) => {
+      // The client left while the script set the stream up: nothing is opened, nothing polled.
+      if (res.destroyed) return resolve(200);
+      let stop: ((reason: 'gone' | 'shutdown') => void) | undefined;
+      const shutdown: StreamStopper = () => stop?.('shutdown');
+      const closed = (): void => {
+        streams?.delete(shutdown);
+        stop?.('gone');
+        resolve(200);
+      };
+      res.once('close', closed);
+      streams?.add(shutdown);
+      stop = reply.open({ write: (text) => res.write(text), onDrain: (listener) => res.once('drain', listener), end: () => res.end() }, eventSettings);
+    });
   }
 
   async function run(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, info: RequestInfo): Promise<number> {

@@ -171,14 +171,14 @@ function isNotModified(req: IncomingMessage, etag: string, lastModified: string 
   return false;
 }
 
-/** Sends a generated body; with `etag`, adds a strong ETag and answers 304 when it matches. */
+/** Sends a generated body; with `etag` (true, or the ETag already computed), adds a strong ETag and answers 304 when it matches. */
 export function sendBody(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   contentType: string,
   content: string | Buffer,
-  options: { etag?: boolean; headers?: Record<string, string> } = {},
+  options: { etag?: boolean | string; headers?: Record<string, string> } = {},
 ): number {
   let body = typeof content === 'string' ? Buffer.from(content) : content;
   const headers: OutgoingHttpHeaders = { ...COMMON_HEADERS, 'Content-Type': contentType, ...options.headers };
@@ -186,7 +186,8 @@ export function sendBody(
     headers['Content-Security-Policy'] = ERROR_PAGE_POLICY;
   }
   if (options.etag && status === 200) {
-    const etag = '"' + createHash('sha1').update(body).digest('base64url') + '"';
+    // A string is the body's ETag computed before (a cached page); true computes it here.
+    const etag = typeof options.etag === 'string' ? options.etag : '"' + createHash('sha1').update(body).digest('base64url') + '"';
     headers['ETag'] = etag;
     if (etagMatches(req.headers['if-none-match'], etag)) {
       delete headers['Content-Type'];

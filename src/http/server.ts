@@ -6,7 +6,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import type { App } from '../app/index.js';
-import { createHandler, nextRequestId } from './handler.js';
+import { createHandler, nextRequestId, type StreamStopper } from './handler.js';
 import { createLogger, type Logger, type LogFormat } from './log.js';
 
 export interface ServerOptions {
@@ -25,7 +25,7 @@ export interface LanewayServer {
   server: Server;
   logger: Logger;
   listen(port: number, host: string): Promise<{ port: number; host: string; url: string }>;
-  /** Stops accepting, waits for in-flight requests (bounded), closes the rest. */
+  /** Stops accepting, ends open event streams, waits for in-flight requests (bounded), closes the rest. */
   close(): Promise<void>;
   /** Serves a newly loaded app from the next request on (requests in flight finish on the old one). */
   replace(app: App): void;
@@ -50,7 +50,9 @@ function tuneGarbageCollector(): void {
 export function createServer(app: App, options: ServerOptions = {}): LanewayServer {
   tuneGarbageCollector();
   const logger = typeof options.log === 'object' ? options.log : createLogger(options.log ?? 'pretty');
-  let handler = createHandler(app, logger);
+  // Open event streams, ended at once by close() rather than waited for.
+  const streams = new Set<StreamStopper>();
+  let handler = createHandler(app, logger, streams);
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const headersTimeout = options.headersTimeoutMs ?? 20_000;
@@ -88,7 +90,7 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
     server,
     logger,
     replace(next) {
-      handler = createHandler(next, logger);
+      handler = createHandler(next, logger, streams);
     },
     listen(port, host) {
       return new Promise((resolve, reject) => {
@@ -105,6 +107,7 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
       return new Promise((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        for (const stop of [...streams]) stop();
         const finish = () => {
           server.closeAllConnections();
         };

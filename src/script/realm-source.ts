@@ -94,6 +94,14 @@ class Budget {
     if (this.v) { this.vC = cpuNow(); this.vW = this.t0; }
     return true;
   }
+  // A fresh allowance for a new stretch of work of a long-lived request (each call of an event
+  // stream's polled function): CPU and memory counters back to zero, the CPU limit set to cpuMs.
+  // Refused while the clock runs or once the budget is dead.
+  renew(cpuMs) {
+    if (this.on || this.dead !== null) return false;
+    this.cpu = cpuMs; this.used = 0; this.v = false; this.vUsed = 0; this.mem = this.mb * 1048576;
+    return true;
+  }
   // Stop the clock; host code runs next.
   leave() {
     if (this.on) {
@@ -1101,6 +1109,7 @@ return freeze({
   deadInfo: (b) => b.dead === null ? undefined : { code: b.dead.code, message: b.dead.message },
   usedOf: (b) => b.used + (b.on ? now() - b.t0 : 0),
   limitsOf: (b) => ({ cpuMs: b.cpu, maxStringLength: b.ms, maxArrayLength: b.ma, maxDepth: b.md, memoryMb: b.mb }),
+  renew: (b, cpuMs) => b.renew(cpuMs),
   kill: (b, code, message) => { try { b.fail(code, message); } catch { /* marked dead */ } },
   newObject: () => ({}),
   newArray: () => [],

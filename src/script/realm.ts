@@ -47,6 +47,7 @@ export interface RealmKit {
   limitsOf(budget: RealmBudget): ScriptLimits;
   usedOf(budget: RealmBudget): number;
   kill(budget: RealmBudget, code: Code, message: string): void;
+  renew(budget: RealmBudget, cpuMs: number): boolean;
   newObject(): Record<string, unknown>;
   newArray(): unknown[];
   /** A realm copy of a host array of strings, numbers, booleans and nulls. */
@@ -157,6 +158,18 @@ export class ScriptBudget {
       }
     };
     this.realm = getRealm().kit.newBudget(limits, request.path, origin);
+  }
+
+  /**
+   * A fresh allowance for the next stretch of work of a long-lived request (each call of an event
+   * stream's polled function, src/app/events.ts): CPU used and memory used back to zero, and a CPU
+   * limit of `cpuMs`. Returns false (and changes nothing) while script code of the budget runs or
+   * once a limit has ended it.
+   */
+  renew(cpuMs: number): boolean {
+    this.#hostCpu = 0;
+    this.#stretch = undefined;
+    return getRealm().kit.renew(this.realm, cpuMs);
   }
 
   /** CPU time of host work charged to the budget (views, see chargeHostCpu). */

@@ -71,9 +71,12 @@ export interface ViewCompileOptions {
   checkImport?(module: string, name: string, file: string): true | string;
   /**
    * Compile-time check of a path that starts at an imported name (`{{#Task.all}}` with `Task`
-   * imported from '📦': name `Task`, segments `['all']`): true, or a message saying what is wrong.
+   * imported from '📦': name `Task`, segments `['all']`): true, or a message saying what is wrong
+   * (reported as LW_MODEL_MEMBER), or a code and message. Paths at the `🎨` root are checked as
+   * module `🎨`, name `*`; paths into '🎨' are checked even without segments, with `call`: the
+   * number of positional arguments of the tag and the names of its `k=v` arguments.
    */
-  checkMember?(module: string, name: string, segs: readonly string[]): true | string;
+  checkMember?(module: string, name: string, segs: readonly string[], call?: { args: number; named: readonly string[] }): true | string | { code: Code; message: string };
   /**
    * A load-time pass over each file's parse tree (the CSP and asset pass), run once per file
    * before its render code is generated. It may rewrite text nodes' `text` (keeping `marks` in
@@ -277,18 +280,22 @@ function loadUnit(ctx: Context, file: string, given?: string): Unit | null {
   const parsed = parseTemplate(source, { from, view: true, report: (code, message, offset) => report(ctx, unit, code, message, offset) });
   unit.nodes = parsed.nodes;
   for (const p of parsed.pragmas) declarePragma(ctx, unit, p);
-  if (ctx.checkMember && unit.imports.size) checkMembers(ctx, unit);
+  if (ctx.checkMember) checkMembers(ctx, unit);
   return unit;
 }
 
-/** Paths that start at an imported name, checked by `checkMember` (a misspelt model field…). */
+/** The `🎨` root of views: the properties, as `{{% import * as 🎨 from '🎨' }}` would bring them. */
+const PROPERTIES_ROOT = { module: '🎨', name: '*' };
+
+/** Paths that start at an imported name or at `🎨`, checked by `checkMember` (a misspelt model field…). */
 function checkMembers(ctx: Context, unit: Unit): void {
   const check = (e: Expr | undefined): void => {
     if (e === undefined || e.kind !== 'path') return;
-    const imp = unit.imports.get(e.root);
-    if (imp && e.segs.length) {
-      const verdict = ctx.checkMember!(imp.module, imp.name, e.segs);
-      if (verdict !== true) report(ctx, unit, 'LW_MODEL_MEMBER', verdict, e.start);
+    const imp = unit.imports.get(e.root) ?? (e.root === '🎨' && !unit.data.has(e.root) ? PROPERTIES_ROOT : undefined);
+    if (imp && (e.segs.length || imp.module === '🎨')) {
+      const verdict = ctx.checkMember!(imp.module, imp.name, e.segs, { args: e.args.length, named: e.named.map((x) => x.key) });
+      if (typeof verdict === 'string') report(ctx, unit, 'LW_MODEL_MEMBER', verdict, e.start);
+      else if (verdict !== true) report(ctx, unit, verdict.code, verdict.message, e.start);
     }
     for (const a of e.args) check(a);
     for (const n of e.named) check(n.value);

@@ -146,20 +146,17 @@ describe('client .js files named like a verb in another case', () => {
   });
 });
 
-describe('⏱ and 🖱 scripts are not available yet', () => {
-  it('refuses ⏱ (server-sent events) and 🖱 (click actions) with what to write instead', () => {
+describe('🖱 scripts are not available yet', () => {
+  it('refuses 🖱 (click actions) with what to write instead, but no longer ⏱ (server-sent events)', () => {
     const diagnostics = check({
       '/jobs/⏱build.js': '() => []\n',
       '/🖱verify.js': "'/'\n",
-      '/_drafts/⏱later.js': '1\n',
+      '/_drafts/🖱later.js': '1\n',
     });
     const errors = only(diagnostics, UNAVAILABLE);
-    assert.deepEqual(errors.map((d) => [d.file, d.severity]), [
-      ['/jobs/⏱build.js', 'error'],
-      ['/🖱verify.js', 'error'],
-    ]);
-    assert.match(errors[0]!.message, /server-sent events \(⏱\) are not available in this version of Laneway: ⏱build\.js would answer GET \/jobs\/build with JSON.*🖥build\.js/);
-    assert.match(errors[1]!.message, /click actions \(🖱\) are not available in this version of Laneway: .*GET \/verify.*📮verify\.js/);
+    assert.deepEqual(errors.map((d) => [d.file, d.severity]), [['/🖱verify.js', 'error']]);
+    assert.match(errors[0]!.message, /click actions \(🖱\) are not available in this version of Laneway: .*GET \/verify.*📮verify\.js/);
+    assert.deepEqual(diagnostics.filter((d) => d.file === '/jobs/⏱build.js'), []);
   });
 });
 

@@ -12,7 +12,6 @@ describe('silent mistakes, seen from a client', () => {
     const apps: Array<[AppFiles, string]> = [
       [{ '/tasks/save.js': "import {title} from 'form'\nimport {Task} from '📦'\nTask.create({title})\n'/tasks/'" }, 'LW_ROUTE_SERVER_CODE_AS_ASSET'],
       [{ '/get.js': "import {Notes} from '📤'\nNotes" }, 'LW_ROUTE_SERVER_CODE_AS_ASSET'],
-      [{ '/jobs/⏱build.js': '() => []' }, 'LW_ROUTE_NOT_AVAILABLE'],
       [{ '/🖱verify.js': "'/'" }, 'LW_ROUTE_NOT_AVAILABLE'],
     ];
     for (const [files, code] of apps) {
