@@ -216,6 +216,14 @@ function readDocument(
 
   const fields = model.fields.filter((f) => !f.builtIn);
   const known = new Set(fields.map((f) => f.name));
+  // A Markdown file with no front matter at all, in a model that needs fields: a draft, not a document.
+  if (parts.body !== undefined && parts.yamlText === '' && parts.firstLine === 1) {
+    const needed = fields.filter((f) => !f.optional && f.document === undefined && (f.init === undefined || f.init === false) && f.list === undefined);
+    if (needed.length > 0) {
+      diagnostics.warn('LW_CONTENT_DOCUMENT', `${file.slice(file.lastIndexOf('/') + 1)} has no front matter, so it is not a ${model.name} document (it needs ${needed.map((f) => f.name).join(', ')}): start it with ---, the fields, and --- to publish it`, file);
+      return undefined;
+    }
+  }
   let ok = true;
   let alias: string | undefined;
   for (const [key, v] of values) {
@@ -262,7 +270,12 @@ function readDocument(
     if ((input === undefined || input === null) && f.init !== undefined && f.init !== false) {
       input = initialValue(f);
     }
-    const r = f.document === 'uid' ? checkDocumentUid(f, input) : checkFieldValue(f, input instanceof Date ? input.toISOString().slice(0, 10) : input, schema);
+    const r =
+      f.document === 'uid'
+        ? checkDocumentUid(f, input)
+        : f.document === 'markdown' && typeof input === 'string'
+          ? { ok: true as const, value: input } // the app's own text: no length bound
+          : checkFieldValue(f, input instanceof Date ? input.toISOString().slice(0, 10) : input, schema);
     if (!r.ok) {
       const missing = input === undefined || input === null || input === '';
       const message = missing && f.document !== 'markdown' ? `${r.message}: add \`${f.name}: …\` to the front matter` : r.message;

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadApp } from '../../src/app/index.js';
+import { checkApp, loadApp } from '../../src/app/index.js';
 import { serve, writeApp, type Served } from '../helpers.js';
 
 const J = { accept: 'application/json' };
@@ -162,6 +162,16 @@ describe('static models: build errors', () => {
     assert.match(errors({ '🗄/Article/b.md': '---\ntitle: B\ntitel: x\n---\nx\n' }), /🗄\/Article\/b\.md:3:1: Article has no field "titel"/);
     assert.match(errors({ '🗄/Article/c.md': '---\ntitle: C\norder: many\n---\nx\n' }), /🗄\/Article\/c\.md:3:8: Article document c: Order/);
     assert.match(errors({ '🗄/Article/d.md': '---\ntitle: [oops\n---\nx\n' }), /🗄\/Article\/d\.md:\d+:\d+: invalid YAML/);
+  });
+
+  it('a Markdown body has no length bound; a Markdown file with no front matter where fields are needed is a draft (warning, not served)', () => {
+    const long = '---\ntitle: Long\n---\n' + 'word '.repeat(5000) + '\n';
+    assert.equal(errors({ '🗄/Article/long.md': long }), '');
+    const dir = writeApp({ '🗄/📄Article.yaml': ARTICLE, '🗄/Article/ok.md': '---\ntitle: Ok\n---\nbody\n', '🗄/Article/draft.md': '## Notes\n\nnot ready\n', 'n/GET.js': "import {Article} from '🗄';\nArticle.all().count();\n" });
+    const diagnostics = checkApp(dir);
+    const draft = diagnostics.find((d) => d.file === '/🗄/Article/draft.md');
+    assert.equal(draft?.severity, 'warning');
+    assert.match(draft?.message ?? '', /draft\.md has no front matter, so it is not a Article document \(it needs title\)/);
   });
 
   it('a document-date field needs a date path; documents need a definition; other files are warned about', () => {
