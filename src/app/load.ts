@@ -281,13 +281,18 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
     addIndexRedirects(entries);
 
     // 6. Router and error pages.
+    const takesPaths = new WeakMap<ParamDefinition, boolean>();
     router = createRouter(entries, (dir, _name, value, fileParam) => {
       const def = params.get(fileParam ? dir + '/' + _name : dir);
       if (!def) return false;
       // A value with slashes: only a single-file parameter backed by a document's path uid takes one.
       if (value.includes('/')) {
-        const m = def.form === 'field' ? STATIC_FIELD.exec(def.field) : null;
-        return fileParam && m !== null && content !== undefined && isPathUid(content, m[1]!, m[2]!);
+        let paths = takesPaths.get(def);
+        if (paths === undefined) {
+          const m = def.form === 'field' ? STATIC_FIELD.exec(def.field) : null;
+          takesPaths.set(def, (paths = m !== null && content !== undefined && isPathUid(content, m[1]!, m[2]!)));
+        }
+        return fileParam && paths;
       }
       return def.form === 'values' ? def.values.has(value) : true;
     }, walked.dirs.filter((d) => d && !isPrivateDir(d) && !d.split('/').some((p) => p in NEVER_ROUTED_DIRS)));

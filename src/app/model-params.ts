@@ -143,7 +143,8 @@ export function withStaticParams(endpoint: Endpoint, content: StaticData, paramD
           const current = content.aliases.get(model)?.get(p.value);
           return current === undefined ? NOT_FOUND : redirectTo(req, p, current);
         }
-        (ids ??= new Map(req.paramIds ?? [])).set(p, String(row[0]));
+        // The id is the value itself for an id or path-uid parameter (the usual case): nothing to pass.
+        if (row[0] !== p.value) (ids ??= new Map(req.paramIds ?? [])).set(p, String(row[0]));
       }
       return ids ? inner({ ...req, paramIds: ids }) : inner(req);
     },
