@@ -12,22 +12,8 @@ import { DomUtils, parseDocument } from 'htmlparser2';
 import { parseFragment, serialize } from 'parse5';
 import { renderMarkdown, type MarkdownOptions, type RenderContext } from '../../src/content/markdown.js';
 import { sanitizeHtml } from '../../src/models/rich.js';
+import { ALLOWED_ELEMENTS, hrefIsSafe } from '../support/safe-html.js';
 
-const ALLOWED_ELEMENTS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div', 'p', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'br', 'code', 'em', 's', 'strong', 'sub', 'sup', 'del', 'ins']);
-const BASE = 'https://laneway.test/app/page';
-
-/** As a browser follows it: http(s) or mailto, and another host only when the link names its scheme. */
-function hrefIsSafe(href: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(href, BASE);
-  } catch {
-    return true; // goes nowhere
-  }
-  if (!['http:', 'https:', 'mailto:'].includes(url.protocol)) return false;
-  const reduced = href.replace(/^[\u0000-\u0020]+/, '').replace(/[\t\n\r]/g, '');
-  return url.protocol === 'mailto:' || url.host === 'laneway.test' || /^https?:/i.test(reduced);
-}
 
 /** What is wrong with rendered HTML, read as HTML; empty when it is safe. */
 function problemsIn(html: string): string[] {

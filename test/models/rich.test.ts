@@ -9,28 +9,11 @@ import fc from 'fast-check';
 import { parseFragment, serialize, type DefaultTreeAdapterMap } from 'parse5';
 import { checkFieldValue, checkHtml, checkSvgIcon, renderMarkdown, sanitizeHtml } from '../../src/models/index.js';
 import { readModels } from './tree.js';
+import { ALLOWED_ELEMENTS, hrefIsSafe } from '../support/safe-html.js';
 
 type Node = DefaultTreeAdapterMap['node'];
 
 const HTML_NS = 'http://www.w3.org/1999/xhtml';
-const ALLOWED_ELEMENTS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div', 'p', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'br', 'code', 'em', 's', 'strong', 'sub', 'sup', 'del', 'ins']);
-const BASE = 'https://laneway.test/app/page';
-
-/**
- * The URL rule, checked the way a browser follows the link: resolved against a page of the app, it
- * must be http(s) or mailto, and reach another host only when it names its scheme itself.
- */
-function hrefIsSafe(href: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(href, BASE);
-  } catch {
-    return true; // a link that does not parse goes nowhere
-  }
-  if (!['http:', 'https:', 'mailto:'].includes(url.protocol)) return false;
-  const reduced = href.replace(/^[\u0000-\u0020]+/, '').replace(/[\t\n\r]/g, '');
-  return url.protocol === 'mailto:' || url.host === 'laneway.test' || /^https?:/i.test(reduced);
-}
 
 /** Problems found walking the parsed output; empty when it is safe. */
 function problemsIn(html: string): string[] {
