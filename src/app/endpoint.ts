@@ -69,6 +69,8 @@ export interface EventSettings {
   maxDurationMs: number;
   /** CPU budget of one call of the polled function, in ms. */
   cpuMs: number;
+  /** Streams open at once (per app); one more is answered 503 before its script runs. */
+  maxStreams: number;
 }
 
 export type EndpointKind = 'script' | 'events' | 'view' | 'page' | 'static' | 'redirect';

@@ -39,6 +39,7 @@ export const EVENT_DEFAULTS: Readonly<EventSettings> = Object.freeze({
   idleTimeoutMs: 300_000,
   maxDurationMs: 1_800_000,
   cpuMs: 50,
+  maxStreams: 1000,
 });
 
 /** `events:` keys of /🎛.yaml → EventSettings fields, with the values an app may set. */
@@ -48,6 +49,7 @@ const SETTING_KEYS: Record<string, { field: keyof EventSettings; min: number; ma
   'idle-timeout-ms': { field: 'idleTimeoutMs', min: 10, max: 86_400_000 },
   'max-duration-ms': { field: 'maxDurationMs', min: 10, max: 86_400_000 },
   'cpu-ms': { field: 'cpuMs', min: 1, max: 60_000 },
+  'max-streams': { field: 'maxStreams', min: 1, max: 1_000_000 },
 };
 
 /** Reads the `events:` value of /🎛.yaml (undefined when absent); `report` gets each problem. */

@@ -32,12 +32,11 @@ import { compileSuppliers } from './compile-suppliers.js';
 import { DEFAULT_LIMITS } from '../script/index.js';
 import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
-import { PROPERTIES_FILE, readProperties, type AppProperties } from '../content/index.js';
+import { PROPERTIES_FILE, readConnectors, readProperties, readStaticContent, type AppProperties } from '../content/index.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
-import { readStaticContent } from '../content/index.js';
 import { isPathUid, withModelParams, withStaticParams } from './model-params.js';
 import { checkModelParams, STATIC_FIELD, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
 import type { AppOptions } from './options.js';
@@ -93,6 +92,7 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
     memoryLimit: options.memoryLimit ?? 4 * 1024 * 1024,
     log: options.log ?? ((message, fields) => process.stderr.write(`error: ${message} ${JSON.stringify(fields)}\n`)),
     csp: options.csp ?? true,
+    sources: options.sources ?? {},
   };
   try {
     if (!statSync(rootDir).isDirectory()) throw new Error('not a directory');
@@ -166,6 +166,8 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
     if (models.models.has(name)) diagnostics.error('LW_MODEL_DUPLICATE', `${name} is both a model (/📦/) and a static model (/🗄/): model names are unique across the app; rename one of them`, models.models.get(name)!.file);
   }
   checkModelParams(params, models, diagnostics, staticContent.schema);
+  // Connectors of /🔌.yaml, through the local sources map: their tags expand in the page pass.
+  const connectors = readConnectors(tree, { root: resolvePath(rootDir), sources: opts.sources, diagnostics });
   const catalog = new AssetCatalog({
     files: files.map((f) => ({
       path: f.path,
@@ -184,7 +186,12 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
     const csp = new PolicyCompiler({
       settings: settings.csp,
       diagnostics,
-      hooks: { rewrite: (url, from) => catalog.rewrite(url, from), inline: (url, kind, from) => catalog.inline(url, kind, from), read: (p) => tree.read(p) },
+      hooks: {
+        rewrite: (url, from) => catalog.rewrite(url, from),
+        inline: (url, kind, from) => catalog.inline(url, kind, from),
+        read: (p) => tree.read(p),
+        element: (use) => connectors.expand(use),
+      },
     });
 
     // 4. Suppliers, then endpoints; collect routes.

@@ -14,4 +14,10 @@ export interface AppOptions {
    * without a policy.
    */
   csp?: boolean;
+  /**
+   * The local sources map (src/content/sources.ts): git URL of a connector or site → directory
+   * holding a copy of it (absolute, or relative to the app directory). Laneway never fetches code;
+   * a URL missing here is not available (docs/connectors.md).
+   */
+  sources?: Record<string, string>;
 }

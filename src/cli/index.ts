@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { checkApp, loadApp, type App } from '../app/index.js';
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
 import { createServer, type LogFormat } from '../http/index.js';
+import { sourcesFromCommandLine } from '../content/index.js';
 
 const HELP: Record<string, string> = {
   main: `Usage: laneway <command> [options]
@@ -35,15 +36,21 @@ Options:
   --data DIR         data directory of the SQLite database (default: $LANEWAY_DATA, else
                      DIR/.laneway; add .laneway/ to .gitignore)
   --database URL     use PostgreSQL (postgres://…) instead of SQLite (default: $DATABASE_URL)
+  --source URL=DIR   use the local directory DIR for the connector or site at the git URL
+                     (repeatable; also $LANEWAY_SOURCES); Laneway never fetches code
   -h, --help         show this help
 
 Exits 1, listing the problems, when the app does not compile. SIGTERM and SIGINT stop
 accepting connections, let requests in flight finish (up to 10 s), then exit 0.`,
-  check: `Usage: laneway check DIR
+  check: `Usage: laneway check DIR [--source URL=DIR]...
 
 Compiles the whole app and prints every problem, one per line, as
   relative/path:line:column: message [CODE]
-then a summary. Exits 0 when there are no errors (warnings alone do not fail), 1 otherwise.`,
+then a summary. Exits 0 when there are no errors (warnings alone do not fail), 1 otherwise.
+
+Options:
+  --source URL=DIR   use the local directory DIR for the connector or site at the git URL
+                     (repeatable; also $LANEWAY_SOURCES; docs/connectors.md)`,
   migrate: `Usage: laneway migrate DIR [--accept] [--data DIR] [--database URL]
 
 Applies the model definitions of DIR to its database. Additive changes (new models, new
@@ -114,6 +121,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         data: { type: 'string' },
         database: { type: 'string' },
         accept: { type: 'boolean' },
+        source: { type: 'string', multiple: true },
       },
       strict: true,
     });
@@ -131,9 +139,14 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 2;
   }
   const dir = resolve(positionals[0]!);
+  const sources = sourcesFromCommandLine(values.source ?? [], process.env.LANEWAY_SOURCES, process.cwd());
+  if (typeof sources === 'string') {
+    io.err(`laneway ${command}: ${sources}`);
+    return 2;
+  }
 
   if (command === 'check') {
-    const diagnostics = checkApp(dir);
+    const diagnostics = checkApp(dir, { sources });
     for (const d of diagnostics) io.out(formatDiagnostic(d));
     io.out(summary(diagnostics));
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
@@ -146,7 +159,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
   let app;
   try {
-    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit });
+    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources });
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
     for (const d of err.diagnostics) io.err(formatDiagnostic(d));
@@ -219,7 +232,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`laneway serve: cannot listen on ${values.host ?? '127.0.0.1'}:${portNumber}: ${(err as Error).message}`);
     return 1;
   }
-  const unwatch = values.watch ? watchApp(dir, () => loadApp(dir, { dev: values.dev ?? false, bodyLimit }), (next) => {
+  const unwatch = values.watch ? watchApp(dir, () => loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources }), (next) => {
     // The reloaded app gets its own store connection (the schema may have changed); the old one closes.
     const previous = current;
     const ready = next.data ? next.data.open(dir, dataOptions) : Promise.resolve();

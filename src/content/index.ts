@@ -9,3 +9,5 @@ export { DocumentIndex, type DocumentQuery } from './query.js';
 export { renderMarkdown, markdownText, markdownSections, parseRenderOptions, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';
 export { RichText, RichTextRenderer } from './rich-text.js';
 export { readProperties, camelCase, PROPERTIES_FILE, AppProperties, type Property, type PropertyCall, type PropertyVerdict, type PropertiesOptions } from './properties.js';
+export { readConnectors, Connectors, CONNECTORS_FILE, type ConnectorOptions } from './connectors.js';
+export { resolveSource, lookupSource, normalizeSourceUrl, sourceName, isSourceUrl, parseSourceArgument, parseSourcesVariable, sourcesFromCommandLine, type SourcesMap, type SourceResolution } from './sources.js';

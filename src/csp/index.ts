@@ -14,7 +14,7 @@ import { scanFile, type IndentedBlock, type NodeLike, type ReferenceHooks, type 
 
 export { tokenizeHtml, HOLE, type HtmlToken, type StartTag, type EndTag, type RawText, type Attribute } from './html.js';
 export { buildPolicy, checkSource, hashSource, normalizeInline, sourceOfUrl, DEFAULT_SETTINGS, type CspSettings, type HashAlgorithm, type PagePolicy, type FileFacts, type Directive } from './policy.js';
-export { isJavascriptUrl, scriptType, type JsonEscape, type NodeLike, type ReferenceHooks, type TemplateLike, type TextLike } from './scan.js';
+export { isJavascriptUrl, scriptType, type ElementExpansion, type ElementUse, type JsonEscape, type NodeLike, type ReferenceHooks, type TemplateLike, type TextLike } from './scan.js';
 
 /** Partials and layouts nest at most this deep when rendering (template runtime MAX_DEPTH). */
 const MAX_INCLUDE_DEPTH = 200;

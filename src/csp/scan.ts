@@ -90,6 +90,25 @@ export interface ReferenceHooks {
   inline?(url: string, kind: 'script' | 'style', file: string): { text: string } | { code: Code; message: string } | undefined;
   /** A static reference in `src`, `href`, `srcset` or `content`: the URL to write instead. */
   rewrite?(url: string, file: string): string | undefined;
+  /**
+   * A start tag whose name has a dot (a connector tag, `<clicky.com-script async/>`): what to write
+   * instead, or undefined to leave the element as written. Its end tag, if any, is removed.
+   */
+  element?(use: ElementUse, file: string): ElementExpansion | undefined;
+}
+
+/** A custom element as written: lower-cased names, raw values, and each attribute's source text. */
+export interface ElementUse {
+  name: string;
+  attrs: ReadonlyArray<{ name: string; value: string | null; text: string }>;
+}
+
+/** What replaces a custom element: markup ('' removes it), policy sources, problems to report. */
+export interface ElementExpansion {
+  html: string;
+  sources: ReadonlyArray<{ directive: Directive; sources: readonly string[] }>;
+  /** `attribute`: report at that attribute rather than at the tag. */
+  problems: ReadonlyArray<{ severity: 'error' | 'warning'; code: Code; message: string; attribute?: string }>;
 }
 
 export interface Reporter {
@@ -280,7 +299,7 @@ function applyEdits(edits: Edit[]): void {
 
 interface Once extends ScanResult {
   edits: Edit[];
-  /** Sources of the declaration link (kept across the re-scan, which no longer sees it). */
+  /** Sources of the declaration link and of connector tags (kept across the re-scan, which no longer sees them). */
   declared: Array<{ directive: Directive; sources: string[] }>;
 }
 
@@ -640,6 +659,25 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       }
     };
 
+    /** Names of the custom elements replaced in this fragment: their end tags go too. */
+    const replaced = new Set<string>();
+    /** A connector tag: replaced by the markup the hook gives (the re-scan reads that markup). */
+    const customElement = (tag: StartTag, x: ElementExpansion): void => {
+      for (const p of x.problems) {
+        const a = p.attribute === undefined ? undefined : attr(tag, p.attribute);
+        if (p.severity === 'warning') warn(p.code, p.message, a?.nameStart ?? tag.start);
+        else error(p.code, p.message, a?.nameStart ?? tag.start);
+      }
+      // data-*-src attributes pass through to the script: check them here, where problems are reported.
+      dataSources(tag, false);
+      for (const d of x.sources) {
+        for (const src of d.sources) addSource(facts, d.directive, src);
+        declared.push({ directive: d.directive, sources: [...d.sources] });
+      }
+      replaced.add(tag.name);
+      edit(tag.start, tag.end, x.html, 'LW_CONTENT_CONNECTOR_TAG', `the connector tag <${tag.name}>`);
+    };
+
     /** `data`: a script that does not run (a JSON data block, or another data type). */
     let pending: { kind: 'script' | 'style'; tag: StartTag; inline?: boolean; foreign?: boolean; data?: 'json' | 'other' } | undefined;
     let media: string | undefined;
@@ -658,6 +696,10 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
           return;
         }
         if (tok.kind === 'end') {
+          if (replaced.has(tok.name)) {
+            edit(tok.start, tok.end, '', 'LW_CONTENT_CONNECTOR_TAG', `the end tag </${tok.name}>`);
+            return;
+          }
           if (tok.name === 'video' || tok.name === 'audio' || tok.name === 'picture') media = undefined;
           const p = pending;
           if (p === undefined || tok.name !== (p.kind === 'script' ? 'script' : 'style')) return;
@@ -687,6 +729,14 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
             error('LW_CSP_EVENT_HANDLER', `${a.name}="…" event-handler attributes are not allowed: the policy has no 'unsafe-inline'; add a listener from a script (element.addEventListener('${a.name.slice(2)}', …))`, a.nameStart);
           } else if (a.value !== null && URL_ATTRIBUTES.has(a.name) && (isJavascriptUrl(a.value.split(HOLE)[0]!) || isJavascriptUrl(a.value.split(HOLE).join('')))) {
             error('LW_CSP_JAVASCRIPT_URL', `javascript: URLs are not allowed (${a.name}): the policy blocks them; use a button with a listener added from a script`, a.valueStart);
+          }
+        }
+        // Connector tags (src/content/connectors.ts) are replaced or removed, never sent as written.
+        if (hooks.element !== undefined && tag.name.includes('.')) {
+          const x = hooks.element({ name: tag.name, attrs: tag.attrs.map((a) => ({ name: a.name, value: a.value, text: frag.s.slice(a.nameStart, a.end) })) }, file);
+          if (x !== undefined) {
+            customElement(tag, x);
+            return;
           }
         }
         // 2. Elements that make sources, blocks and declarations.

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type { App, Endpoint, Reply, RequestInfo } from '../app/index.js';
+import { EVENT_DEFAULTS, type App, type Reply, type RequestInfo } from '../app/index.js';
 import { LanewayError } from '../diag/index.js';
 import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
 import { checkCrossOrigin, CROSS_ORIGIN_MESSAGE } from './cross-origin.js';
@@ -110,10 +110,22 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     });
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, info: RequestInfo): Promise<number> {
-    const reply = await endpoint.handle(info);
-    return sendReply(req, res, reply, endpoint.dir, info);
+  /** Event streams of this app open now (and being set up): at most `maxStreams`. */
+  let openStreams = 0;
+  const maxStreams = eventSettings?.maxStreams ?? EVENT_DEFAULTS.maxStreams;
+
+  /**
+   * Whether an event stream may start (counted from before its script runs until its connection
+   * closes): a crowd of clients gets 503s, not a crowd of transactions and polls.
+   */
+  function admitStream(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method === 'HEAD') return true;
+    if (openStreams >= maxStreams) return false;
+    openStreams++;
+    res.once('close', () => openStreams--);
+    return true;
   }
+
 
   function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string): void {
     const status = err instanceof LanewayError ? err.status : 500;
@@ -167,6 +179,13 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (match.kind === 'found') {
         // 5. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
         const info = requestInfo(req, id, path.key, query, match.params);
+        if (match.value.kind === 'events' && !admitStream(req, res)) {
+          const refused: Reply = { type: 'error', status: 503, code: 'LW_EVENTS_TOO_MANY', message: 'Too many event streams are open; try again in a moment.' };
+          const sent = sendReply(req, res, refused, match.value.dir, info);
+          if (!(sent instanceof Promise)) return done(sent);
+          sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
+          return;
+        }
         const result = match.value.handle(info);
         if (!(result instanceof Promise)) {
           const sent = sendReply(req, res, result, match.value.dir, info);

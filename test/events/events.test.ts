@@ -388,6 +388,38 @@ describe('⏱ event streams', () => {
 });
 
 describe('⏱ stream timings', () => {
+  it('refuses one stream more than max-streams with 503, before its script runs; a closed stream frees its place', async () => {
+    const logged: LogEntry[] = [];
+    const s = await serveApp({ '/🎛.yaml': manifest('poll-ms: 20, max-streams: 2'), '/⏱feed.js': '(lastEventId) => []\n' }, logged);
+    try {
+      const a = await open(s.port, '/feed');
+      const b = await open(s.port, '/feed');
+      assert.equal(a.status, 200);
+      assert.equal(b.status, 200);
+      const refused = await rawRequest(s.port, 'GET', '/feed', { accept: 'application/json' });
+      assert.equal(refused.status, 503);
+      assert.match(refused.body.toString(), /Too many event streams are open/);
+      a.close();
+      await a.done;
+      let again: Stream | undefined;
+      const deadline = Date.now() + WELL_UNDER_MS;
+      // The server counts the close when it sees it: ask until the place is free.
+      while (Date.now() < deadline) {
+        const st = await open(s.port, '/feed');
+        if (st.status === 200) {
+          again = st;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(again?.status, 200);
+      again?.close();
+      b.close();
+    } finally {
+      await s.close();
+    }
+  });
+
   it('sends : comment lines while there is nothing to send', async () => {
     const s = await serve({ '/🎛.yaml': manifest('poll-ms: 20, keep-alive-ms: 30'), '/⏱quiet.js': '(lastEventId) => []\n' });
     try {
