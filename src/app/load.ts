@@ -8,7 +8,7 @@
  * conflicts; 6. build the router and the ⚡NotFound.html lookup.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { basename, resolve as resolvePath } from 'node:path';
+import path, { basename, resolve as resolvePath } from 'node:path';
 import { AssetCatalog, IMMUTABLE, PINNED } from '../assets/index.js';
 import { PolicyCompiler } from '../csp/index.js';
 import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
@@ -38,6 +38,7 @@ import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
 import { isPathUid, withModelParams, withStaticParams } from './model-params.js';
+import { mountEndpoint, mountReply, readMounts, realDir, type MountSpec } from './mounts.js';
 import { checkModelParams, STATIC_FIELD, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
 import type { AppOptions } from './options.js';
 
@@ -66,6 +67,8 @@ export interface App {
   models: ModelSchema;
   /** The models at run time and their store (absent without models); `data.open()` connects the store. */
   data: AppData | undefined;
+  /** Nested sites (`/🔌store.yaml`): requests under `prefix/` go to `app` (mounts.ts). */
+  mounts: Array<{ prefix: string; app: App }>;
 }
 
 const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
@@ -84,7 +87,24 @@ export function checkApp(root: string, options: AppOptions = {}): Diagnostic[] {
   return buildApp(root, options, false).diagnostics;
 }
 
-function buildApp(rootDir: string, options: AppOptions, prerender = true): { app?: App; diagnostics: Diagnostic[] } {
+/** Real directories of the apps being built, outermost first (a nested site may not mount itself). */
+const building: string[] = [];
+
+/**
+ * `prerender`: render static documents' Markdown (not for a check). `mount`: the path a nested
+ * site is served at (`/store`), whose answers are written for it (mounts.ts).
+ */
+function buildApp(rootDir: string, options: AppOptions, prerender = true, mount?: string): { app?: App; diagnostics: Diagnostic[] } {
+  const outermost = building.length === 0;
+  if (outermost) building.push(realDir(rootDir));
+  try {
+    return buildOne(rootDir, options, prerender, mount);
+  } finally {
+    if (outermost) building.length = 0;
+  }
+}
+
+function buildOne(rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined): { app?: App; diagnostics: Diagnostic[] } {
   const diagnostics = new DiagnosticList();
   const opts: Required<AppOptions> = {
     dev: options.dev ?? false,
@@ -160,6 +180,7 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
   const settings = readSettings(tree, diagnostics, { name: basename(resolvePath(rootDir)) });
   const classified = new Map(files.map((f) => [f.path, f]));
   const properties = readProperties(tree, { locale: settings.locale, diagnostics, fileStatus: (p) => fileStatusOf(classified, p) });
+  const mounts = loadMounts(readMounts(files, tree, rootDir, opts.sources, diagnostics), rootDir, options, prerender, mount, diagnostics);
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
   const staticContent = readStaticContent(tree, walked.files.map((f) => f.path), diagnostics);
   for (const name of staticContent.schema.models.keys()) {
@@ -256,6 +277,7 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
         const dynamic = spec.segments.some((x) => x.type !== 'literal');
         let value = data && dynamic ? withModelParams(endpoint, data, paramDef) : endpoint;
         if (content && dynamic) value = withStaticParams(value, content, paramDef);
+        if (mount !== undefined) value = mountEndpoint(value, mount);
         entries.push({ spec, value });
       }
     }
@@ -268,7 +290,7 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
         continue;
       }
       const page = compileNotFound(file, ctx, (body) => makeAsset(byPath.get(file.path)!, opts, body));
-      if (page) notFoundPages.set(file.dir, page);
+      if (page) notFoundPages.set(file.dir, mount === undefined ? page : mountErrorPage(page, mount));
     }
     // HTML suppliers follow the page rules too (their output is never hashed).
     for (const code of modules.code.values()) if (code.view) csp.checkSupplier(code.view.templates);
@@ -322,6 +344,7 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true): { app
       properties,
       models,
       data,
+      mounts,
       routes() {
         return entries
           .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))
@@ -482,6 +505,50 @@ function redirectToSlash(pattern: string, target: Endpoint): Endpoint {
       // The request path is already decoded; re-encode each segment for the Location header.
       const location = req.path.split('/').map(encodeURIComponent).join('/') + '/' + (req.query ? '?' + req.query : '');
       return { type: 'redirect', status: 308, location };
+    },
+  };
+}
+
+/**
+ * Loads the nested sites of an app: each child as an app of its own, whose problems are reported
+ * at its files (relative to this app's directory), mounted at `mount` + its prefix.
+ */
+function loadMounts(specs: MountSpec[], rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, diagnostics: DiagnosticList): App['mounts'] {
+  const mounts: App['mounts'] = [];
+  for (const m of specs) {
+    const real = realDir(m.dir);
+    if (building.includes(real)) {
+      diagnostics.error('LW_APP_NESTED_SITE', `the source of this nested site is ${m.dir}, a site that is already being mounted (a site cannot contain itself)`, m.file);
+      continue;
+    }
+    building.push(real);
+    let child: { app?: App; diagnostics: Diagnostic[] };
+    try {
+      child = buildApp(m.dir, options, prerender, (mount ?? '') + m.prefix);
+    } finally {
+      building.pop();
+    }
+    const rel = path.relative(rootDir, m.dir);
+    const where = (file: string) => (rel.startsWith('..') || path.isAbsolute(rel) ? path.join(m.dir, file) : '/' + path.posix.join(rel.split(path.sep).join('/'), file.replace(/^\//, '')));
+    for (const d of child.diagnostics) diagnostics.at(d.severity, d.code, `(nested site ${m.prefix}/) ${d.message}`, where(d.file), { line: d.line, column: d.column });
+    if (!child.app || child.diagnostics.some((d) => d.severity === 'error')) continue;
+    if (child.app.data) {
+      diagnostics.error('LW_APP_NESTED_SITE', `the nested site ${m.prefix}/ defines database models (/📦/), which nested sites do not support yet: serve it on its own`, m.file);
+      continue;
+    }
+    mounts.push({ prefix: m.prefix, app: child.app });
+  }
+  return mounts;
+}
+
+/** A ⚡NotFound.html of a nested site, its answer written for the mount. */
+function mountErrorPage(page: ErrorPage, mount: string): ErrorPage {
+  const pages = new WeakMap<object, Reply>();
+  return {
+    ...page,
+    render(req) {
+      const r = page.render(req);
+      return r instanceof Promise ? r.then((x) => mountReply(x, mount, pages)) : mountReply(r, mount, pages);
     },
   };
 }

@@ -142,6 +142,9 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start });
   }
 
+  // Nested sites: requests under `prefix/` are answered by the child app's own request function.
+  const children = app.mounts.map((m) => ({ prefix: m.prefix.split('/').map(encodeURIComponent).join('/'), handle: createHandler(m.app, logger, streams) }));
+
   return function handle(req, res) {
     const start = performance.now();
     const id = nextRequestId();
@@ -150,6 +153,19 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     const q = url.indexOf('?');
     const rawPath = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      if (rawPath.startsWith(child.prefix + '/')) {
+        req.url = url.slice(child.prefix.length);
+        return child.handle(req, res);
+      }
+      if (rawPath === child.prefix) {
+        res.writeHead(301, { ...COMMON_HEADERS, Location: child.prefix + '/' + (q === -1 ? '' : url.slice(q)), 'X-Request-Id': id });
+        res.end();
+        logger.access({ id, method, path: rawPath, status: 301, ms: performance.now() - start });
+        return;
+      }
+    }
     const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
     try {
       // 1. Path.

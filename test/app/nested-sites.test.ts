@@ -1,0 +1,128 @@
+/**
+ * Nested sites (issue 10, item 7; REFERENCE §8.3): `/🔌store.yaml` mounts another site at
+ * `/store/`, its source resolved locally (a path, or a git URL through the sources map); the
+ * child's answers are written for the mount (links, form actions, *href attributes,
+ * data-base-href, redirects) while its inline scripts stay as hashed; its private files and error
+ * views are its own. Build errors: an unresolved source (naming the flag), a site mounting itself,
+ * a child with database models. And in Chromium: the mounted page runs with zero CSP violations.
+ */
+import { after, before, describe, it, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkApp } from '../../src/app/index.js';
+import { launch, skip, violationRecordingPage, type Browser, type Page } from '../browser/chromium.js';
+import { serve, writeApp, type Served } from '../helpers.js';
+
+const CHILD = {
+  'index.html':
+    '<!doctype html>\n<html data-base-href="/"><head><title>Store</title><link rel="stylesheet" href="/css/site.css">' +
+    '<script>document.documentElement.dataset.inline = "href=\\"/keep\\"";</script></head>' +
+    '<body><a href="/about">About</a> <a href="https://example.com/x">ext</a> <a href="//cdn.example/x">cdn</a> <a href="#top">top</a> <a href="rel">rel</a>' +
+    '<form action="/subscribe" method="post"></form><span data-get-href="/items"></span><img alt="" srcset="/a.svg 1x, /b.svg 2x" src="/a.svg"></body></html>\n',
+  'about.html': '<!--TEMPLATE mustache-->\n<p>about <a href="/">home</a></p>\n',
+  'a.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n',
+  'b.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"/>\n',
+  'css/site.css': 'body { color: #333; }\n',
+  '_private.html': '<p>secret</p>\n',
+  '⚡NotFound.html': '<!--TEMPLATE mustache-->\n<p>store: not found, <a href="/">home</a></p>\n',
+  'go/GET.js': "'/about';\n",
+};
+
+declare const window: { __violations: string[] };
+
+describe('nested sites', () => {
+  let s: Served;
+  before(async () => {
+    const child = writeApp(CHILD);
+    s = await serve({ 'index.html': '<p>parent</p>\n', '🔌store.yaml': `source: ${child}\n`, '⚡NotFound.html': '<!--TEMPLATE mustache-->\n<p>parent: not found</p>\n' });
+  });
+  after(() => s.close());
+
+  it('serves the child at /store/ (and /store redirects there, query kept); the parent stays at /', async () => {
+    assert.match((await s.get('/')).text, /parent/);
+    const bare = await s.get('/store?x=1');
+    assert.equal(bare.status, 301);
+    assert.equal(bare.headers.location, '/store/?x=1');
+    const r = await s.get('/store/');
+    assert.equal(r.status, 200);
+    assert.match(r.text, /<title>Store<\/title>/);
+    assert.match((await s.get('/store/about')).text, /<p>about <a href="\/store\/">home<\/a><\/p>/);
+    assert.equal((await s.get('/store/css/site.css')).text, 'body { color: #333; }\n');
+  });
+
+  it("writes the child's links for the mount: src, srcset, a form's action, every *href, data-base-href; not other URLs or inline scripts", async () => {
+    const t = (await s.get('/store/')).text;
+    assert.match(t, /<html data-base-href="\/store\/">/);
+    assert.match(t, /<link rel="stylesheet" href="\/store\/css\/site\.[0-9a-f]{8}\.css">/);
+    assert.match(t, /<a href="\/store\/about">About<\/a>/);
+    assert.match(t, /<a href="https:\/\/example\.com\/x">ext<\/a> <a href="\/\/cdn\.example\/x">cdn<\/a> <a href="#top">top<\/a> <a href="rel">rel<\/a>/);
+    assert.match(t, /<form action="\/store\/subscribe" method="post">/);
+    assert.match(t, /<span data-get-href="\/store\/items">/);
+    assert.match(t, /srcset="\/store\/a\.[0-9a-f]{8}\.svg 1x, \/store\/b\.[0-9a-f]{8}\.svg 2x" src="\/store\/a\.[0-9a-f]{8}\.svg"/);
+    assert.match(t, /dataset\.inline = "href=\\"\/keep\\"";/, 'inline script text unchanged');
+  });
+
+  it("redirects of the child's scripts, its private files and its own ⚡NotFound.html", async () => {
+    const go = await s.get('/store/go');
+    assert.equal(go.status, 302);
+    assert.equal(go.headers.location, '/store/about');
+    for (const p of ['/store/_private', '/store/nope']) {
+      const r = await s.get(p);
+      assert.equal(r.status, 404, p);
+      assert.match(r.text, /store: not found, <a href="\/store\/">home<\/a>/, p);
+    }
+    assert.match((await s.get('/nope')).text, /parent: not found/);
+  });
+});
+
+describe('nested sites: build errors', () => {
+  it('a git source not in the sources map names the flag; a mapped one loads', () => {
+    const child = writeApp({ 'index.html': '<p>x</p>\n' });
+    const url = 'https://github.com/example/store.git#!v1.0.0';
+    const parent = writeApp({ '🔌store.yaml': `source: ${url}\n` });
+    const unmapped = checkApp(parent);
+    assert.equal(unmapped[0]?.code, 'LW_APP_NESTED_SITE');
+    assert.equal(unmapped[0]?.file, '/🔌store.yaml');
+    assert.equal(unmapped[0]?.line, 1);
+    assert.match(unmapped[0]!.message, /not in the local sources map: Laneway never fetches code; add --source https:\/\/github\.com\/example\/store\.git#!v1\.0\.0=DIR/);
+    assert.deepEqual(checkApp(parent, { sources: { [url]: child } }).filter((d) => d.severity === 'error'), []);
+  });
+
+  it("a site mounting itself, a child with models, a malformed mount; the child's own errors at its files", () => {
+    const self = writeApp({ 'index.html': '<p>x</p>\n', '🔌again.yaml': 'source: .\n' });
+    assert.match(checkApp(self).map((d) => d.message).join('\n'), /already being mounted/);
+    const withModels = writeApp({ '📦/🌐Task.yaml': 'title: string\n' });
+    const p1 = writeApp({ '🔌tasks.yaml': `source: ${withModels}\n` });
+    assert.match(checkApp(p1).map((d) => d.message).join('\n'), /defines database models/);
+    const p2 = writeApp({ '🔌x.yaml': 'src: here\n' });
+    assert.match(checkApp(p2).map((d) => d.message).join('\n'), /unknown key "src"[\s\S]*needs `source:`/);
+    const broken = writeApp({ 'page.html': '<!--TEMPLATE mustache-->\n{{#open}}\n' });
+    const p3 = writeApp({ '🔌shop.yaml': `source: ${broken}\n` });
+    const d = checkApp(p3).find((x) => x.severity === 'error');
+    assert.ok(d && d.file.endsWith('page.html') && d.message.startsWith('(nested site /shop/)'), JSON.stringify(d));
+  });
+});
+
+describe('a nested site in Chromium', { skip }, () => {
+  let s: Served;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    const child = writeApp(CHILD);
+    s = await serve({ 'index.html': '<p>parent</p>\n', '🔌store.yaml': `source: ${child}\n` });
+    browser = await launch();
+    page = await violationRecordingPage(browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  test("the mounted page's inline script runs and its stylesheet loads, with zero CSP violations", async () => {
+    const res = await page.goto(s.url + '/store/', { waitUntil: 'load' });
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 30)));
+    assert.equal(res?.status(), 200);
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { dataset: Record<string, string> } } }).document.documentElement.dataset.inline), 'href="/keep"');
+  });
+});
