@@ -168,9 +168,16 @@ export function mountReply(reply: Reply, prefix: string, pages: WeakMap<object, 
   switch (reply.type) {
     case 'redirect':
       return { ...reply, location: mountUrl(reply.location, prefix) };
-    case 'body':
+    case 'body': {
       if (!HTML.test(reply.contentType)) return reply;
-      return { ...reply, body: mountHtml(typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8'), prefix), etag: reply.etag ? true : false };
+      // The same reply again (a content page answered from memory): its rewrite is kept with it.
+      let page = pages.get(reply);
+      if (!page) {
+        page = { ...reply, body: mountHtml(typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8'), prefix), etag: reply.etag ? true : false };
+        pages.set(reply, page);
+      }
+      return page;
+    }
     case 'asset': {
       // A plain HTML page (made once at load): rewritten once, then answered from the rewrite.
       const asset = reply.asset;
