@@ -6,7 +6,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync, symlinkSync } from 'node
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadApp, type AppOptions } from '../src/app/index.js';
+import { checkApp, loadApp, type AppOptions } from '../src/app/index.js';
+import { formatDiagnostic } from '../src/diag/index.js';
 import type { DataOptions } from '../src/app/data.js';
 import { createServer } from '../src/http/index.js';
 
@@ -81,4 +82,16 @@ export async function serve(files: AppFiles | string, options: AppOptions & { da
       if (typeof files !== 'string') rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Every diagnostic of an app written from `files`, formatted; only codes starting with `prefix`. */
+export function diagnosticsOf(files: AppFiles, prefix = 'LW_'): string[] {
+  const dir = writeApp(files);
+  try {
+    return checkApp(dir)
+      .filter((d) => d.code.startsWith(prefix))
+      .map(formatDiagnostic);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -7,23 +7,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { basename } from 'node:path';
-import { checkApp, loadApp } from '../../src/app/index.js';
-import { formatDiagnostic } from '../../src/diag/index.js';
-import { serve, writeApp, type AppFiles } from '../helpers.js';
+import { loadApp } from '../../src/app/index.js';
+import { diagnosticsOf, serve, writeApp, type AppFiles } from '../helpers.js';
 
 const M = '<!--TEMPLATE mustache-->\n';
 
-/** Every diagnostic of an app, formatted, optionally only those whose code starts with `prefix`. */
-function diagnosticsOf(files: AppFiles, prefix = 'LW_'): string[] {
-  const dir = writeApp(files);
-  try {
-    return checkApp(dir)
-      .filter((d) => d.code.startsWith(prefix))
-      .map(formatDiagnostic);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** The settings an app loads with. */
 function settingsOf(files: AppFiles): { name: string; locale: string; type: string | undefined; manifest: boolean; dir: string } {

@@ -8,9 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkApp, loadApp } from '../../src/app/index.js';
-import { formatDiagnostic } from '../../src/diag/index.js';
-import { serve, writeApp, type AppFiles, type Served } from '../helpers.js';
+import { loadApp } from '../../src/app/index.js';
+import { diagnosticsOf, serve, writeApp, type Served } from '../helpers.js';
 
 const M = '<!--TEMPLATE mustache-->\n';
 
@@ -36,17 +35,6 @@ const PROPERTIES = [
   '',
 ].join('\n');
 
-/** The errors of an app, formatted, optionally only those with a code starting with `prefix`. */
-function errorsOf(files: AppFiles, prefix = 'LW_'): string[] {
-  const dir = writeApp(files);
-  try {
-    return checkApp(dir)
-      .filter((d) => d.code.startsWith(prefix))
-      .map(formatDiagnostic);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('properties in views', () => {
   let s: Served;
@@ -182,25 +170,25 @@ describe('properties in SCSS', () => {
   });
 
   it('keeps Sass errors in other files at their own line, and one in a value at its line in /🎨.scss', () => {
-    const lines = errorsOf({ '/🎨.scss': '$a: 1;\n\n$b: $nowhere;\n', '/x.scss': "@import '/🎨';\np { width: $b; }\n" }, 'LW_ASSET');
+    const lines = diagnosticsOf({ '/🎨.scss': '$a: 1;\n\n$b: $nowhere;\n', '/x.scss': "@import '/🎨';\np { width: $b; }\n" }, 'LW_ASSET');
     assert.deepEqual(lines, ['🎨.scss:3:5: Sass: Undefined variable. (imported by /x.scss) [LW_ASSET_SCSS]']);
   });
 });
 
 describe('build errors', () => {
   it('reports an unknown property in a view at its tag, also through an alias and without a /🎨.scss', () => {
-    assert.deepEqual(errorsOf({ '/🎨.scss': "$ui-home: 'Home';\n$flag: true;\n", '/a.html': `${M}<p>\n  {{🎨.ui-hom}}</p>{{% import * as P from '🎨' }}{{#P.flg}}x{{/P.flg}}{{🎨.flag.x}}` }, 'LW_SETTINGS'), [
+    assert.deepEqual(diagnosticsOf({ '/🎨.scss': "$ui-home: 'Home';\n$flag: true;\n", '/a.html': `${M}<p>\n  {{🎨.ui-hom}}</p>{{% import * as P from '🎨' }}{{#P.flg}}x{{/P.flg}}{{🎨.flag.x}}` }, 'LW_SETTINGS'), [
       'a.html:3:5: /🎨.scss defines no property "ui-hom"; it defines ui-home, flag [LW_SETTINGS_UNKNOWN_PROPERTY]',
       'a.html:3:51: /🎨.scss defines no property "flg"; it defines ui-home, flag [LW_SETTINGS_UNKNOWN_PROPERTY]',
       'a.html:3:71: 🎨.flag is a boolean property; it has no member "x" [LW_SETTINGS_UNKNOWN_PROPERTY]',
     ]);
-    assert.deepEqual(errorsOf({ '/a.html': `${M}{{🎨.title}}` }, 'LW_SETTINGS'), [
+    assert.deepEqual(diagnosticsOf({ '/a.html': `${M}{{🎨.title}}` }, 'LW_SETTINGS'), [
       'a.html:2:3: there is no property "title": the app has no /🎨.scss; define it there as $title: …; [LW_SETTINGS_UNKNOWN_PROPERTY]',
     ]);
   });
 
   it('reports a message called with the wrong arguments in a view', () => {
-    assert.deepEqual(errorsOf({ '/🎨.scss': "$hello: 'Hello, {0}';\n$home: 'Home';\n$hi: 'Hi {name}';\n", '/a.html': `${M}{{🎨.hello}}\n{{🎨.home 'x'}}\n{{🎨.hi}}\n{{% import {hello} from '🎨' }}{{hello}}` }, 'LW_SETTINGS'), [
+    assert.deepEqual(diagnosticsOf({ '/🎨.scss': "$hello: 'Hello, {0}';\n$home: 'Home';\n$hi: 'Hi {name}';\n", '/a.html': `${M}{{🎨.hello}}\n{{🎨.home 'x'}}\n{{🎨.hi}}\n{{% import {hello} from '🎨' }}{{hello}}` }, 'LW_SETTINGS'), [
       'a.html:2:3: the message 🎨.hello takes 1 argument ({0}); 0 given [LW_SETTINGS_MESSAGE_ARGUMENTS]',
       "a.html:3:3: the message 🎨.home takes no arguments; 1 given [LW_SETTINGS_MESSAGE_ARGUMENTS]",
       'a.html:4:3: the message 🎨.hi needs name=… [LW_SETTINGS_MESSAGE_ARGUMENTS]',
@@ -209,7 +197,7 @@ describe('build errors', () => {
   });
 
   it('reports an unknown imported name in a view and in a script, at the name', () => {
-    const lines = errorsOf({
+    const lines = diagnosticsOf({
       '/🎨.scss': "$success-add: 'Added {0}';\n",
       '/a.html': `${M}{{% import {success-ad} from '🎨' }}`,
       '/b/GET.js': "// names\nimport {successAdd, sucessAdd} from '🎨';\n1",
@@ -233,7 +221,7 @@ describe('build errors', () => {
   });
 
   it('reports a url() to a file the app does not serve', () => {
-    assert.deepEqual(errorsOf({ '/🎨.scss': '$a: url(/img/none.png);\n$b: url(/_img/p.png);\n', '/_img/p.png': 'x' }, 'LW_SETTINGS'), [
+    assert.deepEqual(diagnosticsOf({ '/🎨.scss': '$a: url(/img/none.png);\n$b: url(/_img/p.png);\n', '/_img/p.png': 'x' }, 'LW_SETTINGS'), [
       '🎨.scss:1:5: url(/img/none.png) of $a does not exist: name a public file of the app [LW_SETTINGS_PROPERTY_URL]',
       '🎨.scss:2:5: url(/_img/p.png) of $b is private (a name starting with _ or .) and never served: name a public file of the app [LW_SETTINGS_PROPERTY_URL]',
     ]);
