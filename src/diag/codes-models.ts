@@ -22,7 +22,7 @@ export const MODEL_CODES = {
   LW_MODEL_INVALID: 'A script did not catch $ModelInvalid (a value a field refuses, or a required field left empty): 422 with the field messages.',
   LW_MODEL_QUERY: 'A query names a field the model does not have, or filters a field that cannot be queried.',
   LW_MODEL_MEMBER: 'A script names a field, query or setter its model does not have (seen at build time).',
-  LW_MODEL_READ_ONLY: 'A GET script, supplier or view tried to change data; only POST, PUT and DELETE scripts write.',
+  LW_MODEL_READ_ONLY: 'A GET script, supplier, view or static model tried to change data; only POST, PUT and DELETE scripts (and the body of a ⏱ stream) write.',
   LW_MODEL_WRITE_LIMIT: 'A request made more than 100 writes (creates, updates and removals).',
   LW_MODEL_UNIQUE: 'A write would give two records the same value of a unique field: 409.',
   LW_MODEL_HAS_CHILDREN: 'A record was removed while it still contains records of a contained model: 409.',
