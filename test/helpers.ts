@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync, symlinkSync } from 'node
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { checkApp, loadApp, type AppOptions } from '../src/app/index.js';
+import { checkApp, closeAppData, loadApp, openAppData, type AppOptions } from '../src/app/index.js';
 import { formatDiagnostic } from '../src/diag/index.js';
 import type { DataOptions } from '../src/app/data.js';
 import { createServer } from '../src/http/index.js';
@@ -67,7 +67,7 @@ export function rawRequest(port: number, method: string, path: string, headers: 
 export async function serve(files: AppFiles | string, options: AppOptions & { data?: DataOptions } = {}): Promise<Served> {
   const dir = typeof files === 'string' ? files : writeApp(files);
   const app = loadApp(dir, options);
-  await app.data?.open(dir, options.data);
+  await openAppData(app, options.data);
   const server = createServer(app, { log: 'off' });
   const { port, url } = await server.listen(0, '127.0.0.1');
   return {
@@ -78,7 +78,7 @@ export async function serve(files: AppFiles | string, options: AppOptions & { da
     get: (path, headers) => rawRequest(port, 'GET', path, headers),
     async close() {
       await server.close();
-      await app.data?.close();
+      await closeAppData(app);
       if (typeof files !== 'string') rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -30,6 +30,7 @@ import { RichTextRenderer } from '../content/index.js';
 /** Loads of the process: keys of rich-text makers are unique per load. */
 let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
+import type { App } from './load.js';
 
 export interface DataOptions {
   /** The data directory (default `.laneway/` inside the app directory; LANEWAY_DATA). */
@@ -38,6 +39,8 @@ export interface DataOptions {
   databaseUrl?: string;
   /** Apply narrowing schema changes (`laneway migrate --accept`). */
   accept?: boolean;
+  /** A nested site's data namespace (set by openAppData for mounted sites). */
+  namespace?: string;
 }
 
 /** The per-request side: what the channel needs of the request that is running. */
@@ -94,7 +97,7 @@ export class AppData {
   async open(appDir: string, options: DataOptions = {}): Promise<void> {
     const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
     const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
-    this.store = await AppStore.open(this.schema, { dataDir, databaseUrl, accept: options.accept ?? false });
+    this.store = await AppStore.open(this.schema, { dataDir, databaseUrl, accept: options.accept ?? false, namespace: options.namespace });
   }
 
   async close(): Promise<void> {
@@ -285,4 +288,37 @@ export function describe(schema: ModelSchema, options: { static?: boolean; richK
     models: [...schema.models.values()].map(modelOf),
     embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),
   };
+}
+
+/**
+ * Opens the stores of an app and of its nested sites: each child with models keeps its data in
+ * the parent's data directory or database, apart, under its `namespace:` (a nested child's
+ * namespace is prefixed with its parent's). Stores opened before a failure are closed again.
+ */
+export async function openAppData(app: App, options: DataOptions = {}): Promise<void> {
+  const dataDir = path.resolve(app.root, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+  const opened: AppData[] = [];
+  const open = async (a: App, namespace: string | undefined): Promise<void> => {
+    if (a.data) {
+      await a.data.open(a.root, { ...options, dataDir, ...(namespace === undefined ? {} : { namespace }) });
+      opened.push(a.data);
+    }
+    for (const m of a.mounts) if (m.namespace !== undefined || m.app.mounts.length) await open(m.app, m.namespace === undefined ? namespace : namespace === undefined ? m.namespace : `${namespace}-${m.namespace}`);
+  };
+  try {
+    await open(app, options.namespace);
+  } catch (e) {
+    await Promise.all(opened.map((d) => d.close()));
+    throw e;
+  }
+}
+
+/** Closes the stores openAppData opened. */
+export async function closeAppData(app: App): Promise<void> {
+  await Promise.all([app.data?.close(), ...app.mounts.map((m) => closeAppData(m.app))]);
+}
+
+/** Whether an app or one of its nested sites defines models. */
+export function appHasData(app: App): boolean {
+  return app.data !== undefined || app.mounts.some((m) => appHasData(m.app));
 }

@@ -67,8 +67,8 @@ export interface App {
   models: ModelSchema;
   /** The models at run time and their store (absent without models); `data.open()` connects the store. */
   data: AppData | undefined;
-  /** Nested sites (`/🔌store.yaml`): requests under `prefix/` go to `app` (mounts.ts). */
-  mounts: Array<{ prefix: string; app: App }>;
+  /** Nested sites (`/🔌store.yaml`): requests under `prefix/` go to `app` (mounts.ts); `namespace` keeps a child's data apart. */
+  mounts: Array<{ prefix: string; app: App; namespace?: string }>;
 }
 
 const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
@@ -532,11 +532,11 @@ function loadMounts(specs: MountSpec[], rootDir: string, options: AppOptions, pr
     const where = (file: string) => (rel.startsWith('..') || path.isAbsolute(rel) ? path.join(m.dir, file) : '/' + path.posix.join(rel.split(path.sep).join('/'), file.replace(/^\//, '')));
     for (const d of child.diagnostics) diagnostics.at(d.severity, d.code, `(nested site ${m.prefix}/) ${d.message}`, where(d.file), { line: d.line, column: d.column });
     if (!child.app || child.diagnostics.some((d) => d.severity === 'error')) continue;
-    if (child.app.data) {
-      diagnostics.error('LW_APP_NESTED_SITE', `the nested site ${m.prefix}/ defines database models (/📦/), which nested sites do not support yet: serve it on its own`, m.file);
+    if ((child.app.data || child.app.mounts.some((x) => x.namespace !== undefined)) && m.namespace === undefined) {
+      diagnostics.error('LW_APP_NESTED_SITE', `the nested site ${m.prefix}/ stores data (/📦/): give it \`namespace:\` (4–25 of a-z, 0-9 and -), which keeps its data apart and must never change`, m.file);
       continue;
     }
-    mounts.push({ prefix: m.prefix, app: child.app });
+    mounts.push({ prefix: m.prefix, app: child.app, ...(m.namespace === undefined ? {} : { namespace: m.namespace }) });
   }
   return mounts;
 }

@@ -11,8 +11,10 @@
  *   `Location` of its redirects, when they start with one `/`, get the mount path in front.
  *   Inline scripts and styles are left as written (their hashes are in the policy).
  *
- * Not yet: `🎨:` overrides, `keys:`, and children with database models (`namespace:`); each is
- * reported, not ignored silently.
+ * - A child with database models needs `namespace:`: its data then lives beside the parent's, in
+ *   a SQLite file or a PostgreSQL schema of its own (openAppData in data.ts).
+ *
+ * Not yet: `🎨:` overrides and `keys:`; each is reported, not ignored silently.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -29,7 +31,11 @@ export interface MountSpec {
   prefix: string;
   file: string;
   dir: string;
+  /** `namespace:`: where a child with models keeps its data (4–25 of a-z, 0-9 and -). */
+  namespace?: string;
 }
+
+const NAMESPACE = /^[a-z0-9][a-z0-9-]{2,23}[a-z0-9]$/;
 
 const HTML = /^text\/html/;
 /** Mount names: what a URL segment holds without encoding. */
@@ -62,6 +68,7 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
     }
     let sourceValue: string | undefined;
     let sourceAt = 0;
+    let namespace: string | undefined;
     for (const pair of doc.contents.items as Array<Pair<Node | null, Node | null>>) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       const at = pair.key?.range?.[0] ?? 0;
@@ -73,6 +80,9 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
           } else diagnostics.error('LW_APP_NESTED_SITE', '`source:` takes a git URL or a path to the site', file.path, source, at);
           break;
         case 'namespace':
+          if (isScalar(pair.value) && typeof pair.value.value === 'string' && NAMESPACE.test(pair.value.value)) namespace = pair.value.value;
+          else diagnostics.error('LW_APP_NESTED_SITE', '`namespace:` takes 4 to 25 lowercase letters, digits and "-" (not at either end), such as `namespace: store-data`; never change it once the site holds data', file.path, source, at);
+          break;
         case '🎨':
         case 'keys':
           diagnostics.warn('LW_APP_NESTED_SITE', `\`${key}:\` of a nested site is not supported yet and is ignored`, file.path, source, at);
@@ -98,7 +108,11 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
       diagnostics.at('error', 'LW_APP_NESTED_SITE', why, file.path, pos);
       continue;
     }
-    mounts.push({ prefix, file: file.path, dir: r.dir });
+    if (namespace !== undefined && mounts.some((m) => m.namespace === namespace)) {
+      diagnostics.error('LW_APP_NESTED_SITE', `the namespace "${namespace}" is used by another nested site: each keeps its data apart`, file.path);
+      continue;
+    }
+    mounts.push({ prefix, file: file.path, dir: r.dir, ...(namespace === undefined ? {} : { namespace }) });
   }
   return mounts;
 }

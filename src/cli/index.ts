@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { readFileSync, watch } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkApp, loadApp, type App } from '../app/index.js';
+import { appHasData, checkApp, closeAppData, loadApp, openAppData, type App } from '../app/index.js';
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
 import { createServer, type LogFormat } from '../http/index.js';
 import { sourcesFromCommandLine } from '../content/index.js';
@@ -172,19 +172,19 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     ...(values.database ? { databaseUrl: values.database } : {}),
   };
   if (command === 'migrate') {
-    if (!app.data) {
+    if (!appHasData(app)) {
       io.out('laneway migrate: the app defines no models (/📦/); nothing to do');
       return 0;
     }
     try {
-      await app.data.open(dir, { ...dataOptions, accept: values.accept ?? false });
+      await openAppData(app, { ...dataOptions, accept: values.accept ?? false });
     } catch (err) {
       io.err(`laneway migrate: ${(err as Error).message}`);
       return 1;
     }
-    const applied = app.data.store!.migration.applied;
+    const applied = app.data?.store?.migration.applied ?? [];
     io.out(applied.length ? applied.map((c) => `${c.model}: ${c.description}`).join('\n') : 'the database matches the definitions');
-    await app.data.close();
+    await closeAppData(app);
     return 0;
   }
 
@@ -215,9 +215,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`laneway serve: --log must be pretty, json or off`);
     return 2;
   }
-  if (app.data) {
+  if (appHasData(app)) {
     try {
-      await app.data.open(dir, dataOptions);
+      await openAppData(app, dataOptions);
     } catch (err) {
       io.err(`laneway serve: ${(err as Error).message}`);
       return 1;
@@ -235,12 +235,12 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const unwatch = values.watch ? watchApp(dir, () => loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources }), (next) => {
     // The reloaded app gets its own store connection (the schema may have changed); the old one closes.
     const previous = current;
-    const ready = next.data ? next.data.open(dir, dataOptions) : Promise.resolve();
+    const ready = openAppData(next, dataOptions);
     ready.then(
       () => {
         current = next;
         server.replace(next);
-        void previous.data?.close();
+        void closeAppData(previous);
       },
       (err: Error) => io.err(`laneway serve: the reloaded app's database could not be opened: ${err.message}; still serving the last good version`),
     );
@@ -252,7 +252,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       if (stopping) return;
       stopping = true;
       unwatch?.();
-      server.close().then(() => current.data?.close()).then(() => resolveExit(0));
+      server.close().then(() => closeAppData(current)).then(() => resolveExit(0));
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

@@ -6,7 +6,7 @@ export const APP_CODES = {
   LW_APP_ODD_NAME: 'An endpoint name is not URL-safe lowercase; it works, but is unusual.',
   LW_APP_PRIVATE_ANCESTOR: 'A file is private only because a grandparent (or higher) directory starts with "_".',
   LW_APP_YAML: 'A YAML file does not parse.',
-  LW_APP_NESTED_SITE: 'A /🔌name.yaml nested site is malformed, its source is not in the local sources map, it mounts itself, or the child site does not load.',
+  LW_APP_NESTED_SITE: 'A /🔌name.yaml nested site is malformed, its source is not in the local sources map, it mounts itself, its namespace is missing or taken, or the child site does not load.',
   LW_APP_SETTINGS: 'A setting of /🎛.yaml (limits:, trusted-origins:) is malformed.',
   LW_APP_CONFIG_WITHOUT_SCRIPT: 'An endpoint configuration file has no script endpoint beside it.',
   LW_APP_MUSTACHE_WITHOUT_MARKER: 'An .html file holds Mustache tags but line 1 is not the template marker, so it is served raw.',

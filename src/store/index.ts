@@ -20,6 +20,11 @@ export { openSqlite } from './sqlite.js';
 export interface StoreOptions {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite in `dataDir`. */
   databaseUrl?: string | undefined;
+  /**
+   * A nested site's data namespace: its own SQLite file (`laneway.<namespace>.db`) or its own
+   * PostgreSQL schema (`lw_<namespace>`), beside the parent's data.
+   */
+  namespace?: string | undefined;
   /** The data directory (SQLite file `laneway.db` inside). */
   dataDir: string;
   /** Apply narrowing schema changes (`laneway migrate --accept`). */
@@ -44,9 +49,9 @@ export class AppStore {
     let engine: Engine;
     if (url && /^postgres(ql)?:\/\//.test(url)) {
       const { openPostgres } = await import('./postgres.js');
-      engine = await openPostgres(url);
+      engine = await openPostgres(url, options.namespace ? { schema: 'lw_' + options.namespace.replace(/-/g, '_') } : {});
     } else {
-      engine = openSqlite(path.join(options.dataDir, 'laneway.db'));
+      engine = openSqlite(path.join(options.dataDir, options.namespace ? `laneway.${options.namespace}.db` : 'laneway.db'));
     }
     const tables = layoutSchema(schema);
     try {

@@ -24,6 +24,8 @@ export interface PostgresOptions {
   max?: number;
   /** How long to wait for a connection, new or pooled, before LW_STORE_UNAVAILABLE (default 5000). */
   connectTimeoutMs?: number;
+  /** A schema of its own (a nested site's namespace): created when missing, first on every connection's search path. */
+  schema?: string;
 }
 
 const DEFAULT_MAX = 10;
@@ -242,11 +244,17 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     application_name: 'laneway',
     keepAlive: true,
     types: POSTGRES_TYPES,
+    // A namespace's tables live in a schema of their own; SQL names stay unqualified.
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   const engine = new PostgresEngine(pool, max);
   try {
     const client = await pool.connect();
-    client.release();
+    try {
+      if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+    } finally {
+      client.release();
+    }
   } catch (err) {
     await pool.end().catch(() => {});
     throw openError(target, err);

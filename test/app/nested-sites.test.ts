@@ -3,14 +3,19 @@
  * `/store/`, its source resolved locally (a path, or a git URL through the sources map); the
  * child's answers are written for the mount (links, form actions, *href attributes,
  * data-base-href, redirects) while its inline scripts stay as hashed; its private files and error
- * views are its own. Build errors: an unresolved source (naming the flag), a site mounting itself,
- * a child with database models. And in Chromium: the mounted page runs with zero CSP violations.
+ * views are its own; a child with models keeps its data apart under its `namespace:` (on both
+ * engines). Build errors: an unresolved source (naming the flag), a site mounting itself, a child
+ * with models and no namespace. And in Chromium: the mounted page runs with zero CSP violations.
  */
 import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkApp } from '../../src/app/index.js';
 import { launch, skip, violationRecordingPage, type Browser, type Page } from '../browser/chromium.js';
 import { serve, writeApp, type Served } from '../helpers.js';
+import { ENGINES } from '../support/engines.js';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const CHILD = {
   'index.html':
@@ -92,7 +97,11 @@ describe('nested sites: build errors', () => {
     assert.match(checkApp(self).map((d) => d.message).join('\n'), /already being mounted/);
     const withModels = writeApp({ '📦/🌐Task.yaml': 'title: string\n' });
     const p1 = writeApp({ '🔌tasks.yaml': `source: ${withModels}\n` });
-    assert.match(checkApp(p1).map((d) => d.message).join('\n'), /defines database models/);
+    assert.match(checkApp(p1).map((d) => d.message).join('\n'), /stores data \(\/📦\/\): give it `namespace:`/);
+    const p4 = writeApp({ '🔌tasks.yaml': `source: ${withModels}\nnamespace: ab\n` });
+    assert.match(checkApp(p4).map((d) => d.message).join('\n'), /`namespace:` takes 4 to 25 lowercase letters/);
+    const p5 = writeApp({ '🔌a.yaml': `source: ${withModels}\nnamespace: same-ns\n`, '🔌b.yaml': `source: ${withModels}\nnamespace: same-ns\n` });
+    assert.match(checkApp(p5).map((d) => d.message).join('\n'), /the namespace "same-ns" is used by another nested site/);
     const p2 = writeApp({ '🔌x.yaml': 'src: here\n' });
     assert.match(checkApp(p2).map((d) => d.message).join('\n'), /unknown key "src"[\s\S]*needs `source:`/);
     const broken = writeApp({ 'page.html': '<!--TEMPLATE mustache-->\n{{#open}}\n' });
@@ -101,6 +110,36 @@ describe('nested sites: build errors', () => {
     assert.ok(d && d.file.endsWith('page.html') && d.message.startsWith('(nested site /shop/)'), JSON.stringify(d));
   });
 });
+
+for (const engine of ENGINES) {
+  describe(`a nested site with models on ${engine.name}`, () => {
+    let s: Served;
+    let dataDir: string;
+    before(async () => {
+      const tasks = {
+        '📦/🌐Task.yaml': 'title: string\n',
+        'tasks/POST.js': "import {Task} from '📦';\nimport {title} from 'form';\nnew Task().title(title);\n'/tasks';\n",
+        'tasks/GET.js': "import {Task} from '📦';\nTask.all().map((t) => t.title);\n",
+      };
+      const child = writeApp(tasks);
+      dataDir = mkdtempSync(join(tmpdir(), 'laneway-nested-data-'));
+      // The parent has a model of the same name: the namespace keeps the two apart.
+      s = await serve({ ...tasks, '🔌team.yaml': `source: ${child}\nnamespace: team-tasks\n` }, { data: { ...(await engine.data()), dataDir } });
+    });
+    after(() => s.close());
+
+    it("keeps the child's records apart from the parent's; redirects are written for the mount", async () => {
+      const form = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+      const made = await s.request('POST', '/team/tasks', { 'content-type': 'application/x-www-form-urlencoded' }, 'title=child+task');
+      assert.equal(made.status, 302);
+      assert.equal(made.headers.location, '/team/tasks');
+      assert.equal((await s.request('POST', '/tasks', form, 'title=parent+task')).status, 302);
+      assert.deepEqual(JSON.parse((await s.get('/team/tasks', { accept: 'application/json' })).text), ['child task']);
+      assert.deepEqual(JSON.parse((await s.get('/tasks', { accept: 'application/json' })).text), ['parent task']);
+      if (engine.name === 'sqlite') assert.ok(existsSync(join(dataDir, 'laneway.team-tasks.db')), 'the child has its own SQLite file');
+    });
+  });
+}
 
 describe('a nested site in Chromium', { skip }, () => {
   let s: Served;
