@@ -38,7 +38,7 @@ import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
 import { isPathUid, withModelParams, withStaticParams } from './model-params.js';
-import { mountEndpoint, mountReply, readMounts, realDir, type MountSpec } from './mounts.js';
+import { mountEndpoint, mountReply, overrideProperties, readMounts, realDir, type MountSpec } from './mounts.js';
 import { checkModelParams, STATIC_FIELD, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
 import type { AppOptions } from './options.js';
 
@@ -87,6 +87,13 @@ export function checkApp(root: string, options: AppOptions = {}): Diagnostic[] {
   return buildApp(root, options, false).diagnostics;
 }
 
+/** The parent's `🎨:` values for a nested site, and the file that sets them. */
+interface PropertyOverrides {
+  values: Readonly<Record<string, string | number | boolean>>;
+  /** Names the child's /🎨.scss does not declare (filled while the child loads). */
+  unknown: string[];
+}
+
 /** Real directories of the apps being built, outermost first (a nested site may not mount itself). */
 const building: string[] = [];
 
@@ -94,17 +101,17 @@ const building: string[] = [];
  * `prerender`: render static documents' Markdown (not for a check). `mount`: the path a nested
  * site is served at (`/store`), whose answers are written for it (mounts.ts).
  */
-function buildApp(rootDir: string, options: AppOptions, prerender = true, mount?: string): { app?: App; diagnostics: Diagnostic[] } {
+function buildApp(rootDir: string, options: AppOptions, prerender = true, mount?: string, overrides?: PropertyOverrides): { app?: App; diagnostics: Diagnostic[] } {
   const outermost = building.length === 0;
   if (outermost) building.push(realDir(rootDir));
   try {
-    return buildOne(rootDir, options, prerender, mount);
+    return buildOne(rootDir, options, prerender, mount, overrides);
   } finally {
     if (outermost) building.length = 0;
   }
 }
 
-function buildOne(rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined): { app?: App; diagnostics: Diagnostic[] } {
+function buildOne(rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, overrides?: PropertyOverrides): { app?: App; diagnostics: Diagnostic[] } {
   const diagnostics = new DiagnosticList();
   const opts: Required<AppOptions> = {
     dev: options.dev ?? false,
@@ -179,7 +186,15 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
   // 3b. Settings (/🎛.yaml), the asset catalog, the page pass (policies, rewrites).
   const settings = readSettings(tree, diagnostics, { name: basename(resolvePath(rootDir)) });
   const classified = new Map(files.map((f) => [f.path, f]));
-  const properties = readProperties(tree, { locale: settings.locale, diagnostics, fileStatus: (p) => fileStatusOf(classified, p) });
+  // A nested site's properties with the parent's `🎨:` values in place (mounts.ts).
+  const propertyTree: SourceTree = overrides === undefined ? tree : {
+    read: (p) => {
+      const text = tree.read(p);
+      return normalizePath(p) === PROPERTIES_FILE && text !== undefined ? overrideProperties(text, overrides.values, (name) => overrides.unknown.push(name)) : text;
+    },
+    list: (d) => tree.list(d),
+  };
+  const properties = readProperties(propertyTree, { locale: settings.locale, diagnostics, fileStatus: (p) => fileStatusOf(classified, p) });
   const mounts = loadMounts(readMounts(files, tree, rootDir, opts.sources, diagnostics), rootDir, options, prerender, mount, diagnostics);
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
   const staticContent = readStaticContent(tree, walked.files.map((f) => f.path), diagnostics);
@@ -524,7 +539,10 @@ function loadMounts(specs: MountSpec[], rootDir: string, options: AppOptions, pr
     building.push(real);
     let child: { app?: App; diagnostics: Diagnostic[] };
     try {
-      child = buildApp(m.dir, options, prerender, (mount ?? '') + m.prefix);
+      const overrides = m.properties === undefined ? undefined : { values: m.properties, unknown: [] as string[] };
+      child = buildApp(m.dir, options, prerender, (mount ?? '') + m.prefix, overrides);
+      const unknown = overrides === undefined ? [] : overrides.unknown.length || child.app?.properties.exists ? overrides.unknown : Object.keys(overrides.values);
+      for (const name of unknown) diagnostics.warn('LW_APP_NESTED_SITE', `🎨: sets "${name}", which the nested site's ${PROPERTIES_FILE} does not declare; it is ignored`, m.file);
     } finally {
       building.pop();
     }

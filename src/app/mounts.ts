@@ -14,7 +14,10 @@
  * - A child with database models needs `namespace:`: its data then lives beside the parent's, in
  *   a SQLite file or a PostgreSQL schema of its own (openAppData in data.ts).
  *
- * Not yet: `🎨:` overrides and `keys:`; each is reported, not ignored silently.
+ * - `🎨:` replaces values of the child's `/🎨.scss` before it is read (overrideProperties), so an
+ *   override is checked, typed and used everywhere (views, scripts, SCSS) as the original was.
+ *
+ * Not yet: `keys:`; reported, not ignored silently.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +36,8 @@ export interface MountSpec {
   dir: string;
   /** `namespace:`: where a child with models keeps its data (4–25 of a-z, 0-9 and -). */
   namespace?: string;
+  /** `🎨:`: values replacing the child's properties, by name as written (`the-color`). */
+  properties?: Record<string, string | number | boolean>;
 }
 
 const NAMESPACE = /^[a-z0-9][a-z0-9-]{2,23}[a-z0-9]$/;
@@ -69,6 +74,7 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
     let sourceValue: string | undefined;
     let sourceAt = 0;
     let namespace: string | undefined;
+    let properties: Record<string, string | number | boolean> | undefined;
     for (const pair of doc.contents.items as Array<Pair<Node | null, Node | null>>) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       const at = pair.key?.range?.[0] ?? 0;
@@ -83,7 +89,13 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
           if (isScalar(pair.value) && typeof pair.value.value === 'string' && NAMESPACE.test(pair.value.value)) namespace = pair.value.value;
           else diagnostics.error('LW_APP_NESTED_SITE', '`namespace:` takes 4 to 25 lowercase letters, digits and "-" (not at either end), such as `namespace: store-data`; never change it once the site holds data', file.path, source, at);
           break;
-        case '🎨':
+        case '🎨': {
+          const map = isMap(pair.value) ? (pair.value.toJSON() as Record<string, unknown>) : undefined;
+          const ok = map !== undefined && Object.entries(map).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) && ['string', 'number', 'boolean'].includes(typeof v));
+          if (ok) properties = map as Record<string, string | number | boolean>;
+          else diagnostics.error('LW_APP_NESTED_SITE', '`🎨:` maps property names of the nested site to values (text, numbers, true/false), such as `🎨: {the-color: aliceblue}`', file.path, source, at);
+          break;
+        }
         case 'keys':
           diagnostics.warn('LW_APP_NESTED_SITE', `\`${key}:\` of a nested site is not supported yet and is ignored`, file.path, source, at);
           break;
@@ -112,7 +124,7 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
       diagnostics.error('LW_APP_NESTED_SITE', `the namespace "${namespace}" is used by another nested site: each keeps its data apart`, file.path);
       continue;
     }
-    mounts.push({ prefix, file: file.path, dir: r.dir, ...(namespace === undefined ? {} : { namespace }) });
+    mounts.push({ prefix, file: file.path, dir: r.dir, ...(namespace === undefined ? {} : { namespace }), ...(properties === undefined ? {} : { properties }) });
   }
   return mounts;
 }
@@ -220,4 +232,54 @@ export function mountEndpoint(endpoint: Endpoint, prefix: string): Endpoint {
       return r instanceof Promise ? r.then((x) => mountReply(x, prefix, pages)) : mountReply(r, prefix, pages);
     },
   };
+}
+
+/**
+ * The text of a properties file with the values of `overrides` (by name as written, `$` left out)
+ * in place of the declared ones; `unknown` gets the names the file does not declare. Strings are
+ * written quoted, numbers and booleans as they are.
+ */
+export function overrideProperties(source: string, overrides: Readonly<Record<string, string | number | boolean>>, unknown: (name: string) => void): string {
+  const found = new Set<string>();
+  let out = '';
+  let i = 0;
+  const decl = /\$([A-Za-z_][A-Za-z0-9_-]*)\s*:/g;
+  for (let m = decl.exec(source); m !== null; m = decl.exec(source)) {
+    // A declaration starts its line (after white space).
+    const lineStart = source.lastIndexOf('\n', m.index) + 1;
+    if (source.slice(lineStart, m.index).trim() !== '') continue;
+    const name = m[1]!;
+    const end = valueEnd(source, decl.lastIndex);
+    decl.lastIndex = end;
+    if (!Object.hasOwn(overrides, name)) continue;
+    found.add(name);
+    const v = overrides[name]!;
+    // A value written unquoted (a color, a url(), a size) stays unquoted, so it keeps its kind.
+    const quoted = /^\s*['"]/.test(source.slice(m.index + m[0].length, end));
+    const plain = typeof v !== 'string' || (!quoted && /^[^;{}'"\n\\!]*$/.test(v));
+    const text = plain ? String(v) : "'" + v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\a ') + "'";
+    out += source.slice(i, m.index + m[0].length) + ' ' + text;
+    i = end;
+  }
+  for (const name of Object.keys(overrides)) if (!found.has(name)) unknown(name);
+  return out + source.slice(i);
+}
+
+/** Where a declaration's value ends: its `;` (or `!default`) outside quotes and parentheses, or the end. */
+function valueEnd(source: string, from: number): number {
+  let quote = '';
+  let depth = 0;
+  for (let i = from; i < source.length; i++) {
+    const c = source[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (depth === 0 && (c === ';' || (c === '!' && source.startsWith('!default', i)))) return i;
+  }
+  return source.length;
 }

@@ -79,6 +79,35 @@ describe('nested sites', () => {
   });
 });
 
+describe("a nested site's properties, with the parent's 🎨: values", () => {
+  let s: Served;
+  before(async () => {
+    const child = writeApp({
+      '🎨.scss': "$greeting: 'Hello {0}';\n$show-banner: false;\n$brand-color: #336699;\n$title: 'Shop';\n",
+      'index.html': "<!--TEMPLATE mustache-->\n<p>{{🎨.greeting 'you'}}</p>{{#🎨.show-banner}}<p id=\"banner\">sale</p>{{/🎨.show-banner}}<p>{{🎨.brand-color}} {{🎨.title}}</p>\n",
+      'api/GET.js': "import * as P from '🎨';\n({greeting: P.greeting('script'), banner: P.showBanner, title: P.title()});\n",
+      'css/site.scss': "@import '/🎨';\nbody { color: $brand-color; }\n",
+    });
+    s = await serve({ '🔌shop.yaml': `source: ${child}\n🎨:\n  greeting: 'Welcome, {0}!'\n  show-banner: true\n  brand-color: aliceblue\n  unknown-one: 1\n` });
+  });
+  after(() => s.close());
+
+  it('views, scripts and SCSS read the overridden values; the others stay', async () => {
+    const page = await s.get('/shop/');
+    assert.match(page.text, /<p>Welcome, you!<\/p><p id="banner">sale<\/p><p>aliceblue Shop<\/p>/);
+    assert.deepEqual(JSON.parse((await s.get('/shop/api', { accept: 'application/json' })).text), { greeting: 'Welcome, script!', banner: true, title: 'Shop' });
+    assert.match((await s.get('/shop/css/site.scss')).text, /color:\s*(aliceblue|#f0f8ff)/);
+  });
+
+  it('a name the child does not declare is a warning at the mount file', () => {
+    const child = writeApp({ '🎨.scss': "$a: 'x';\n", 'index.html': '<p>x</p>\n' });
+    const parent = writeApp({ '🔌shop.yaml': `source: ${child}\n🎨:\n  b: 'y'\n` });
+    const w = checkApp(parent).find((d) => d.file === '/🔌shop.yaml');
+    assert.equal(w?.severity, 'warning');
+    assert.match(w?.message ?? "", /sets "b", which the nested site.s \/🎨\.scss does not declare/);
+  });
+});
+
 describe('nested sites: build errors', () => {
   it('a git source not in the sources map names the flag; a mapped one loads', () => {
     const child = writeApp({ 'index.html': '<p>x</p>\n' });
