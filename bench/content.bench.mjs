@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadApp } from '../dist/app/index.js';
-import { BENCH_DIR, checkTarget, compare, describeWorkload, fetchOnce, report, startServer } from './lib.mjs';
+import { BENCH_DIR, cannedResponse, checkTarget, compare, describeWorkload, fetchOnce, report, startServer } from './lib.mjs';
 
 const DOCUMENTS = 1000;
 const PAGE = '/guides/section-7/page-427';
@@ -70,12 +70,8 @@ const laneway = await startServer(join(BENCH_DIR, 'servers', 'laneway.mjs'), [si
 const page = await checkTarget('laneway', laneway.port, PAGE, { status: 200, bodyIncludes: '<h2 id="overview" class="title">Overview</h2>' });
 if (!page.body.toString().includes('href="/guides/section-8/page-428"')) throw new Error('laneway: the link to the next document was not rewritten');
 const missing = await checkTarget('laneway', laneway.port, '/guides/none', { status: 404 });
-const canned = (res) => {
-  const { date: _d, connection: _c, 'keep-alive': _k, ...headers } = res.headers;
-  return { status: res.status, headers, body: res.body.toString('base64') };
-};
 const table = join(tmp, 'responses.json');
-writeFileSync(table, JSON.stringify({ routes: { [PAGE]: canned(page) }, fallback: canned(missing) }));
+writeFileSync(table, JSON.stringify({ routes: { [PAGE]: cannedResponse(page) }, fallback: cannedResponse(missing) }));
 const bare = await startServer(join(BENCH_DIR, 'servers', 'bare-static.mjs'), [table]);
 await checkTarget('bare node:http', bare.port, PAGE, { same: page });
 await checkTarget('laneway', laneway.port, PAGE, { same: await fetchOnce(bare.port, PAGE) });

@@ -179,3 +179,12 @@ export function describeWorkload() {
   const w = WORKLOAD;
   return `autocannon, ${w.connections} connections, pipelining ${w.pipelining}, ${w.warmupSeconds} s warm-up per server, then ${w.rounds}× alternating ${w.seconds} s runs per side; median req/s`;
 }
+
+/**
+ * A response as bench/servers/bare-static.mjs replays it (status, headers, body as base64):
+ * Date, Connection and Keep-Alive left out, since Node adds them to both servers.
+ */
+export function cannedResponse(res) {
+  const { date: _d, connection: _c, 'keep-alive': _k, ...headers } = res.headers;
+  return { status: res.status, headers, body: res.body.toString('base64') };
+}

@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_DIR, checkTarget, compare, describeWorkload, fetchOnce, report, startServer } from './lib.mjs';
+import { BENCH_DIR, cannedResponse, checkTarget, compare, describeWorkload, fetchOnce, report, startServer } from './lib.mjs';
 
 const APP = join(BENCH_DIR, 'fixtures', 'static-app');
 const STATIC_PATH = '/css/site.css';
@@ -23,13 +23,8 @@ if (staticRes.headers['content-type'] !== 'text/css; charset=utf-8' || !staticRe
 }
 const missingRes = await checkTarget('laneway', laneway.port, MISSING_PATH, { status: 404, bodyIncludes: '404' });
 
-// The baseline sends exactly what Laneway sent (Node adds Date/Connection/Keep-Alive to both).
-const canned = (res) => {
-  const { date: _d, connection: _c, 'keep-alive': _k, ...headers } = res.headers;
-  return { status: res.status, headers, body: res.body.toString('base64') };
-};
 const table = join(tmp, 'responses.json');
-writeFileSync(table, JSON.stringify({ routes: { [STATIC_PATH]: canned(staticRes) }, fallback: canned(missingRes) }));
+writeFileSync(table, JSON.stringify({ routes: { [STATIC_PATH]: cannedResponse(staticRes) }, fallback: cannedResponse(missingRes) }));
 const bare = await startServer(join(BENCH_DIR, 'servers', 'bare-static.mjs'), [table]);
 await checkTarget('bare node:http', bare.port, STATIC_PATH, { same: staticRes });
 await checkTarget('bare node:http', bare.port, MISSING_PATH, { same: missingRes });

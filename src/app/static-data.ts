@@ -26,8 +26,8 @@ export class StaticData {
   readonly shapes: ReadonlyMap<string, ModelShape>;
   /** Legacy uids (front-matter `uid:`) by model: alias → path uid. */
   readonly aliases: ReadonlyMap<string, ReadonlyMap<string, string>>;
-  /** Renderers of the Markdown fields, by `Model.field`. */
-  readonly #renderers = new Map<string, RichTextRenderer>();
+  /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
+  readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined)]]);
 
   /**
    * `pages`: for the static models that have a page per document (a root `{name}.html` whose
@@ -47,7 +47,6 @@ export class StaticData {
       for (const f of m.fields) {
         if (f.type !== 'markdown') continue;
         const renderer = new RichTextRenderer(f.render, context);
-        this.#renderers.set(`${m.name}.${f.name}`, renderer);
         this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
         registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
@@ -57,7 +56,7 @@ export class StaticData {
     for (const m of options.prerender === false ? [] : content.schema.models.values()) {
       const fields = m.fields.filter((f) => !f.builtIn);
       fields.forEach((f, i) => {
-        const renderer = this.#renderers.get(`${m.name}.${f.name}`);
+        const renderer = this.#renderers.get(prefix + `${m.name}.${f.name}`);
         if (!renderer) return;
         for (const d of content.documents.get(m.name) ?? []) if (typeof d.row[4 + i] === 'string') renderer.html(d.row[4 + i] as string);
       });
@@ -106,10 +105,7 @@ export class StaticData {
 
   /** HTML of a field's Markdown (`key`: the field's rich-text key), or of a text with no field's options (`Model.markdown(text)`). */
   #render(text: string, key: unknown): string {
-    let r = typeof key === 'string' ? this.#renderers.get(key) : undefined;
-    if (r) return r.html(text);
-    r = this.#renderers.get('');
-    if (!r) this.#renderers.set('', (r = new RichTextRenderer(undefined)));
-    return r.html(text);
+    return (this.#renderers.get(typeof key === 'string' ? key : '') ?? this.#renderers.get('')!).html(text);
   }
+
 }
