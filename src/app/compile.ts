@@ -3,13 +3,15 @@
  * wired to the loader; the HTTP layer only ever sees the resulting endpoints.
  */
 import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
-import { codeFrame, LanewayError, type DiagnosticList } from '../diag/index.js';
+import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../router/index.js';
 import { compileScript, outcomeToResponse, type RunOutcome, type ScriptResponse } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
-import type { Asset, Endpoint, Reply, RequestInfo } from './endpoint.js';
+import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from './endpoint.js';
+import { effectsProblem, flashOf, settleVisitor } from './visitors.js';
+import type { Flash } from '../session/index.js';
 import { compileEventsEndpoint } from './events.js';
 import type { AppOptions } from './options.js';
 import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './modules.js';
@@ -144,8 +146,42 @@ function renderView(
     if (out.empty) return { type: 'body', status: 200, contentType: HTML, body: '', headers };
     return { type: 'body', status, contentType: HTML, body: out.html, headers, etag: status === 200 };
   };
-  const out = view.render(scope.renderInput(consumer));
-  return out instanceof Promise ? out.then(finish) : finish(out);
+  // A visitor with a session: the messages its previous request left show on this page, then are gone.
+  const visitor = req.method === 'GET' && ctx.modules.data?.visitors && req.headers.cookie?.includes('sid=') ? scope.visitor() : undefined;
+  if (!visitor?.known) {
+    const out = view.render(scope.renderInput(consumer));
+    return out instanceof Promise ? out.then((o) => withVisitorCookies(finish(o), scope)) : withVisitorCookies(finish(out), scope);
+  }
+  return (async () => {
+    let flash;
+    try {
+      flash = await visitor.flash();
+    } catch (e) {
+      ctx.modules.log(`the visitor's messages could not be read: ${(e as Error).message}`, { id: req.id, code: 'LW_SESSION_UNAVAILABLE' });
+    }
+    if (flash) scope.setGlobals({ ...ctx.modules.globals, Messages: messagesGlobal(flash.flash) });
+    const reply = finish(await view.render(scope.renderInput(consumer)));
+    if (flash && reply.type !== 'error') {
+      try {
+        await visitor.takeFlash(flash.raw);
+      } catch (e) {
+        ctx.modules.log(`the visitor's messages could not be cleared: ${(e as Error).message}`, { id: req.id, code: 'LW_SESSION_UNAVAILABLE' });
+      }
+    }
+    return withVisitorCookies(reply, scope);
+  })();
+}
+
+/** `Messages` of views: the flash left for this page (REFERENCE §2.6.6–7). */
+export function messagesGlobal(flash: Flash | undefined): Readonly<{ all: readonly unknown[]; data: Readonly<Record<string, string>> }> {
+  const all = (flash?.messages ?? []).map((m) => Object.freeze(m.field === undefined ? { type: m.type, value: m.value } : { type: m.type, field: m.field, value: m.value }));
+  return Object.freeze({ all: Object.freeze(all), data: Object.freeze({ ...(flash?.data ?? {}) }) });
+}
+
+/** The session cookie a render started (a form view), on the page's answer. */
+function withVisitorCookies(reply: Reply, scope: RequestScope): Reply {
+  const cookies = scope.visitorTouched() ? scope.visitor()!.setCookieHeaders() : undefined;
+  return cookies && reply.type !== 'error' ? ({ ...reply, headers: { ...reply.headers, 'Set-Cookie': cookies } } as Reply) : reply;
 }
 
 /**
@@ -196,9 +232,25 @@ function compileScriptEndpoint(
       if (writes) return runInTransaction(req, scope);
       const run = start(scope);
       // A run that waited for nothing gives its outcome, and this its Reply, without a Promise.
-      return run instanceof Promise ? run.then((outcome) => reply(req, answerOf(req, outcome), outcome)) : reply(req, answerOf(req, run), run);
+      return run instanceof Promise ? run.then((outcome) => finish(req, scope, outcome)) : finish(req, scope, run);
     },
   };
+
+  /** The answer of a run without a transaction, with what it does for the visitor. */
+  function finish(req: RequestInfo, scope: RequestScope, outcome: RunOutcome): Reply | Promise<Reply> {
+    const effects = scope.takeEffects();
+    const answer = answerOf(req, outcome);
+    if (!effects && !scope.visitorTouched()) return reply(req, answer, outcome);
+    const problem = effectsProblem(effects, req.method, file.path);
+    if (problem) return failEffects(req, problem);
+    const ok = isSuccess(answer);
+    return settleVisitor(scope, effects, flashOf(effects, outcome, answer, ok), ok, ctx.modules.log).then((headers) => withHeaders(reply(req, answer, outcome), headers));
+  }
+
+  function failEffects(req: RequestInfo, problem: { code: Code; message: string }): Reply {
+    ctx.modules.log(problem.message, { id: req.id, code: problem.code, file: file.path });
+    return { type: 'error', status: 500, code: problem.code, message: `Something went wrong on our side. The error was logged with id ${req.id}.` };
+  }
 
   function start(scope: RequestScope): RunOutcome | Promise<RunOutcome> {
     return script!.run({
@@ -235,10 +287,17 @@ function compileScriptEndpoint(
       throw e;
     }
     const answer = answerOf(req, outcome);
-    const ok = (answer.kind === 'json' || answer.kind === 'redirect') ? !answer.failed && answer.status < 400 : answer.kind === 'reroute';
+    const effects = scope.takeEffects();
+    const ok = isSuccess(answer);
     if (!ok) {
       await tx.writer.rollback();
-      return reply(req, answer, outcome);
+      const headers = await settleVisitor(scope, effects, flashOf(effects, outcome, answer, ok), ok, ctx.modules.log);
+      return withHeaders(reply(req, answer, outcome), headers);
+    }
+    const problem = effectsProblem(effects, req.method, file.path);
+    if (problem) {
+      await tx.writer.rollback();
+      return failEffects(req, problem);
     }
     try {
       await tx.writer.commit();
@@ -250,7 +309,8 @@ function compileScriptEndpoint(
       }
       return unavailable(req, (e as Error).message, true);
     }
-    return reply(req, answer, outcome);
+    const headers = await settleVisitor(scope, effects, flashOf(effects, outcome, answer, ok), ok, ctx.modules.log);
+    return withHeaders(reply(req, answer, outcome), headers);
   }
 
   /** 503. At the commit the outcome is unknown (the connection may drop after the server committed). */
@@ -293,6 +353,18 @@ function compileScriptEndpoint(
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
+
+/** A successful answer: its writes are committed and its effects applied. */
+function isSuccess(answer: ScriptResponse): boolean {
+  return answer.kind === 'json' || answer.kind === 'redirect' ? !answer.failed && answer.status < 400 : answer.kind === 'reroute';
+}
+
+/** A Reply with more headers (`Set-Cookie`); error replies are rendered by the HTTP layer without them. */
+function withHeaders(r: Reply | Promise<Reply>, headers: ReplyHeaders | undefined): Reply | Promise<Reply> {
+  if (!headers) return r;
+  const add = (x: Reply): Reply => (x.type === 'error' ? x : { ...x, headers: { ...x.headers, ...headers } } as Reply);
+  return r instanceof Promise ? r.then(add) : add(r);
+}
 
 export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset): ErrorPage | undefined {
   const source = ctx.tree.read(file.path) ?? '';

@@ -30,6 +30,7 @@ import { RichTextRenderer } from '../content/index.js';
 /** Loads of the process: keys of rich-text makers are unique per load. */
 let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
+import { loadSecret, Signer, VisitorStore, type VisitorContext } from '../session/index.js';
 import type { App } from './load.js';
 
 export interface DataOptions {
@@ -52,6 +53,9 @@ export interface DataRequest {
   containers: Record<string, string>;
 }
 
+/** How often expired visitor state is swept. */
+const SWEEP_MS = 10 * 60_000;
+
 const ID_BYTES = 12; // 16 characters of base64url: 96 random bits
 
 export class AppData {
@@ -65,6 +69,9 @@ export class AppData {
   /** What scripts may name on each model (build-time checks, script/model-use.ts). */
   readonly shapes: ReadonlyMap<string, ModelShape>;
   store: AppStore | undefined;
+  /** Sessions, flash messages and form states of the app's visitors (made when the store opens). */
+  visitors: VisitorContext | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
   readonly #requests = new WeakMap<object, DataRequest>();
   /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
@@ -98,11 +105,28 @@ export class AppData {
     const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
     const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
     this.store = await AppStore.open(this.schema, { dataDir, databaseUrl, accept: options.accept ?? false, namespace: options.namespace });
+    try {
+      const engine = this.store.engine;
+      const visitors = new VisitorStore(engine);
+      await visitors.ensure();
+      this.visitors = { signer: new Signer(await loadSecret(engine)), store: visitors };
+    } catch (e) {
+      await this.close();
+      throw e;
+    }
+    // Expired sessions, form states and used form ids are deleted every few minutes (by every
+    // instance: the DELETE is idempotent).
+    const sweep = () => void this.visitors?.store.sweep().catch(() => {});
+    this.#sweeper = setInterval(sweep, SWEEP_MS);
+    this.#sweeper.unref();
   }
 
   async close(): Promise<void> {
     const s = this.store;
     this.store = undefined;
+    this.visitors = undefined;
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
     await s?.close();
   }
 

@@ -26,15 +26,18 @@ export interface RequestInfo {
   readBody(): Promise<Buffer>;
 }
 
+/** Headers of a Reply; `Set-Cookie` may repeat. */
+export type ReplyHeaders = Record<string, string | string[]>;
+
 export type Reply =
   /** A file's bytes, with validators and compressed variants handled by the HTTP layer. */
-  | { type: 'asset'; asset: Asset; status?: number; headers?: Record<string, string> }
+  | { type: 'asset'; asset: Asset; status?: number; headers?: ReplyHeaders }
   /**
    * A generated body (JSON, rendered HTML). `etag: true` adds an ETag (the body's SHA-1) and answers
    * 304 when it matches; a string is that ETag, computed before (a cached page).
    */
-  | { type: 'body'; status: number; contentType: string; body: string | Buffer; headers?: Record<string, string>; etag?: boolean | string }
-  | { type: 'redirect'; status: number; location: string; headers?: Record<string, string> }
+  | { type: 'body'; status: number; contentType: string; body: string | Buffer; headers?: ReplyHeaders; etag?: boolean | string }
+  | { type: 'redirect'; status: number; location: string; headers?: ReplyHeaders }
   /**
    * An error the HTTP layer renders (HTML page or JSON). 404 uses the nearest ⚡NotFound.html.
    * `detail`: development mode only (file:line:column and a code frame), shown below the message.
@@ -46,7 +49,7 @@ export type Reply =
    * `open` returns `stop`, which the HTTP layer calls when the connection closes ('gone') or the
    * server stops ('shutdown'); `settings` are the app's `events:` of /🎛.yaml.
    */
-  | { type: 'events'; status: 200; headers?: Record<string, string>; open(sink: EventSink, settings?: Partial<EventSettings>): (reason: 'gone' | 'shutdown') => void };
+  | { type: 'events'; status: 200; headers?: ReplyHeaders; open(sink: EventSink, settings?: Partial<EventSettings>): (reason: 'gone' | 'shutdown') => void };
 
 /** The connection of an event stream as the HTTP layer hands it over. */
 export interface EventSink {

@@ -27,7 +27,7 @@ import { normalizePath, type SourceTree } from '../shared/index.js';
 import { classifyFile, isPrivateDir, isPrivatePath, type ClassifiedFile } from './classify.js';
 import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } from './endpoint.js';
 import { walkApp, type WalkedFile } from './walk.js';
-import { compileNotFound, compileRouteEndpoint, type CompileContext, type ErrorPage } from './compile.js';
+import { compileNotFound, compileRouteEndpoint, messagesGlobal, type CompileContext, type ErrorPage } from './compile.js';
 import { compileSuppliers } from './compile-suppliers.js';
 import { DEFAULT_LIMITS } from '../script/index.js';
 import { checkMistakes } from './mistakes.js';
@@ -69,6 +69,21 @@ export interface App {
   data: AppData | undefined;
   /** Nested sites (`/🔌store.yaml`): requests under `prefix/` go to `app` (mounts.ts); `namespace` keeps a child's data apart. */
   mounts: Array<{ prefix: string; app: App; namespace?: string }>;
+}
+
+/** `Messages`, a form, `'📧'`: names whose use needs the store (a cheap scan of the sources). */
+const VISITOR_STATE = /\bMessages\b|\.Form\b|['"]📧['"]/;
+
+/**
+ * Whether an app without models still needs its store: for its visitors' messages and form
+ * states (REFERENCE OQ-21), notifications and e-mail queued in a request's transaction.
+ */
+function usesVisitorState(files: readonly ClassifiedFile[], tree: SourceTree): boolean {
+  return files.some((f) => {
+    if (f.kind === 'form-definition' || f.kind === 'notification') return true;
+    if (f.kind !== 'script' && f.kind !== 'view' && f.kind !== 'partial' && f.kind !== 'supplier' && f.kind !== 'function-supplier' && f.kind !== 'html-supplier' && f.kind !== 'not-found') return false;
+    return VISITOR_STATE.test(tree.read(f.path) ?? '');
+  });
 }
 
 const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
@@ -232,7 +247,8 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
 
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
-    const data = models.models.size || models.embedded.size ? new AppData(models) : undefined;
+    // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
+    const data = models.models.size || models.embedded.size || usesVisitorState(files, tree) ? new AppData(models) : undefined;
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
     const pages = new Map<string, string>();
     for (const [key, def] of params) {
@@ -243,7 +259,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
     const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content };
     modules.properties = properties;
-    modules.globals = Object.freeze({ '🎨': properties.namespace });
+    modules.globals = Object.freeze({ '🎨': properties.namespace, Messages: messagesGlobal(undefined) });
     const icon = classified.get('/🎛.svg');
     modules.manage = Object.freeze({ name: settings.name, icon: icon?.kind === 'app-icon' && !icon.hidden ? icon.path : null });
     let router: Router<Endpoint> | undefined;

@@ -8,7 +8,8 @@
 import { LanewayError, type Code } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
-import { openScriptValue, ScriptBudget, utilModule, type ModelUseRules } from '../script/index.js';
+import { openScriptValue, ScriptBudget, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects } from '../script/index.js';
+import { secureContext, Visitor } from '../session/index.js';
 import type { CompiledView, RenderOutput } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
@@ -84,6 +85,10 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
         : `"${name}" is not a path parameter: there is no {${name}} directory above this file (Request is always there)`;
     }
     if (REQUEST_MODULES.has(module)) return true;
+    if (module === '📧') {
+      if (!system.data) return "e-mail needs the app's store; this should not happen: report it";
+      return name === 'Email' || name === '*' ? true : `'📧' exports Email (Email.to(address).subject(s).text(t).send()); not "${name}"`;
+    }
     if (module === '🎨') return system.properties ? system.properties.checkImport(name) : 'the app has no /🎨.scss';
     if (module === '🎛') {
       const view = consumer.type === 'endpoint' ? consumer.view : consumer.supplier.kind === 'html-supplier';
@@ -168,6 +173,37 @@ export class RequestScope {
   }
 
   #data: DataRequest | undefined;
+  #visitor: Visitor | null | undefined;
+
+  /** The request's cookies by name. */
+  cookies(): Map<string, string> {
+    return (this.#cookies ??= parseCookies(this.req.headers.cookie));
+  }
+
+  /** The request's visitor (its session is made only when a feature needs one); undefined without a store. */
+  visitor(): Visitor | undefined {
+    if (this.#visitor === undefined) {
+      const ctx = this.#system.data?.visitors;
+      this.#visitor = ctx ? new Visitor(ctx, this.cookies().get('sid'), secureContext(this.req.headers)) : null;
+    }
+    return this.#visitor ?? undefined;
+  }
+
+  /** Whether the request made its visitor (a session cookie may have to go out). */
+  visitorTouched(): boolean {
+    return this.#visitor !== undefined && this.#visitor !== null;
+  }
+
+  /** What the request's scripts asked for besides their answer (messages, cookies, e-mail); taken once. */
+  takeEffects(): RequestEffects | undefined {
+    return this.#budget ? takeEffects(this.#budget) : undefined;
+  }
+
+  /** Per-request values every view sees (`Messages` with the visitor's flash), replacing the app's. */
+  #globals: Record<string, unknown> | undefined;
+  setGlobals(globals: Record<string, unknown>): void {
+    this.#globals = globals;
+  }
 
   /** What the model channel knows of this request: its session and selected containers. */
   dataRequest(): DataRequest {
@@ -235,10 +271,20 @@ export class RequestScope {
         return ns[name];
       }
       case '🍪': {
-        const cookies = (this.#cookies ??= parseCookies(this.req.headers.cookie));
-        if (name === '*') return Object.assign(Object.create(null), Object.fromEntries(cookies));
-        return cookies.get(name) ?? null;
+        // `Cookie` is the builder that writes cookies; other names read the request's cookies,
+        // except the session's own `sid`, which scripts never see.
+        if (name === 'Cookie') return visitorModuleValue('Cookie');
+        const cookies = this.cookies();
+        if (name === '*') {
+          const all = Object.assign(Object.create(null), Object.fromEntries(cookies));
+          delete all.sid;
+          all.Cookie = visitorModuleValue('Cookie');
+          return all;
+        }
+        return name === 'sid' ? null : cookies.get(name) ?? null;
       }
+      case '📧':
+        return name === '*' ? Object.freeze({ Email: visitorModuleValue('Email') }) : visitorModuleValue('Email');
       case '&':
       case 'form':
       case 'form[]':
@@ -324,7 +370,7 @@ export class RequestScope {
     return {
       importValue: (m: string, n: string) => openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget()),
       dev: this.#system.dev,
-      globals: this.#system.globals,
+      globals: this.#globals ?? this.#system.globals,
       meter: (length: number) => this.budget().meterHost(length),
       onError:
         onError ??

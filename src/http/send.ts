@@ -63,7 +63,7 @@ function variantOf(asset: Asset, encoding: 'br' | 'gzip'): Buffer | undefined {
   return variant.length < asset.body!.length ? variant : undefined;
 }
 
-export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, status = 200, extra?: Record<string, string>): number {
+export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, status = 200, extra?: Record<string, string | string[]>): number {
   const headers: OutgoingHttpHeaders = {
     ...COMMON_HEADERS,
     'Content-Type': asset.type,
@@ -178,7 +178,7 @@ export function sendBody(
   status: number,
   contentType: string,
   content: string | Buffer,
-  options: { etag?: boolean | string; headers?: Record<string, string> } = {},
+  options: { etag?: boolean | string; headers?: Record<string, string | string[]> } = {},
 ): number {
   let body = typeof content === 'string' ? Buffer.from(content) : content;
   const headers: OutgoingHttpHeaders = { ...COMMON_HEADERS, 'Content-Type': contentType, ...options.headers };
@@ -213,7 +213,7 @@ export function sendBody(
   return status;
 }
 
-export function sendRedirect(req: IncomingMessage, res: ServerResponse, status: number, location: string, extra?: Record<string, string>): number {
+export function sendRedirect(req: IncomingMessage, res: ServerResponse, status: number, location: string, extra?: Record<string, string | string[]>): number {
   // Never let CR/LF reach a header, whatever produced the location.
   if (/[\r\n]/.test(location)) throw new Error('redirect location contains a line break');
   res.writeHead(status, { ...COMMON_HEADERS, Location: location, 'Content-Length': 0, ...extra });

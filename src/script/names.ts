@@ -6,6 +6,8 @@
 /** Globals a script may use without importing them. */
 export const GRANTED_GLOBALS: ReadonlySet<string> = new Set([
   'Redirect',
+  'Messages',
+  'Cookie',
   'Math',
   'JSON',
   'Date',
@@ -96,6 +98,8 @@ export const SYNC_STATIC_CALLS: ReadonlySet<string> = new Set([
   'Date.parse',
   'Date.UTC',
   ...['home', 'dir', 'name', 'index', 'params', 'hash', 'success', 'info', 'warning', 'error'].map((m) => `Redirect.${m}`),
+  ...['success', 'info', 'warning', 'error', 'fieldSuccess', 'fieldInfo', 'fieldWarning', 'fieldError', 'now', 'data'].map((m) => `Messages.${m}`),
+  'Cookie.name',
 ]);
 
 /** Host globals a script might reach for, each with what to write instead. */

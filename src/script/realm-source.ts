@@ -17,6 +17,7 @@
  * uses template literals so the string needs no escaping.
  */
 import { MODELS_SOURCE } from './realm-models.js';
+import { VISITOR_SOURCE } from './realm-visitor.js';
 
 export const REALM_SOURCE = String.raw`(function (host) {
 'use strict';
@@ -997,7 +998,7 @@ const bridge = (invoke, name) => named2(typeof name === 'string' ? name : '', fu
   return r;
 });
 
-` + MODELS_SOURCE + String.raw`
+` + MODELS_SOURCE + VISITOR_SOURCE + String.raw`
 // 5. Patch and freeze ---------------------------------------------------------------------------------
 // Function source text is the script's own text for its arrows (generate.ts marks each with the id
 // of its source text), and never the code of Laneway or of the instrumented script.
@@ -1064,7 +1065,7 @@ pureNames(OP, ['hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLoc
 pureNames(LDate.prototype, DATE_READERS);
 pureNames(SafeHtml.prototype, ['toString']);
 const G = {
-  Redirect: freeze(Redirect), Math: OMath, JSON: freeze(JSONFacade), Date: LDate, Number: NumberFacade,
+  Redirect: freeze(Redirect), Messages: freeze(Messages), Cookie: Cookie, Math: OMath, JSON: freeze(JSONFacade), Date: LDate, Number: NumberFacade,
   String: StringFacade, Boolean: BooleanFacade, Array: ArrayGlobal, Object: ObjectGlobal,
   parseInt: parseInt, parseFloat: parseFloat, isNaN: isNaN, isFinite: isFinite,
   encodeURIComponent: encodeURIComponentG, decodeURIComponent: decodeURIComponent, encodeURI: encodeURIG, decodeURI: decodeURI,
@@ -1090,7 +1091,7 @@ for (let i = 0; i < globalNames.length; i++) {
   if (d && 'value' in d && d.value !== globalThis) harden(d.value);
 }
 harden(G); harden(Signal); harden(Run); harden(LDate); harden(SafeHtml); harden(RedirectBuilder);
-harden(Hierarchy); harden(ValueList); harden(queryMethods);
+harden(Hierarchy); harden(ValueList); harden(queryMethods); harden(Cookie); harden(EmailBuilder); harden(Email);
 harden(AsyncFunctionPrototype); harden(getProto(function* () {})); harden(getProto(async function* () {}));
 harden(getProto([][SymIterator]())); harden(getProto(''[SymIterator]()));
 
@@ -1153,6 +1154,9 @@ return freeze({
   models: installModels,
   modelLink: modelLink,
   modelErrorInfo: modelErrorInfo,
+  takeEffects: takeEffects,
+  Email: Email,
+  Cookie: Cookie,
   viewValue: viewValue,
   viewKind: viewKind,
   viewOp: viewOp,

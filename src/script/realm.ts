@@ -72,6 +72,11 @@ export interface RealmKit {
   /** Installs one app's models (realm-models.ts): the namespace object of `'📦'`. */
   models(descriptor: unknown, channel: RealmFunction): Record<string, unknown>;
   modelErrorInfo(e: unknown): { kind: 'notFound' | 'invalid'; message: string; messages: unknown } | undefined;
+  /** The visitor effects a request's scripts recorded (realm-visitor.ts), taken once. */
+  takeEffects(b: RealmBudget): RequestEffects | undefined;
+  /** The `Email` builder of `'📧'` and the `Cookie` class (also importable from `'🍪'`). */
+  Email: object;
+  Cookie: object;
   /** What a view reads of a record, link, hierarchy value, list or query (may be a realm Promise). */
   viewValue(v: unknown): unknown;
   /** 1 for a query, 2 for a model (its class), 0 otherwise. */
@@ -883,6 +888,33 @@ export function installModels(descriptor: unknown, channel: (...args: unknown[])
   const out: Record<string, unknown> = Object.create(null);
   for (const k of Object.keys(ns)) out[k] = shareValue(ns[k], '/📦');
   return { namespace: out, link: (model, id) => shareValue(kit.modelLink(ns, model, id), '/🔗') };
+}
+
+/** What a request's scripts asked for besides their answer (realm-visitor.ts): plain data. */
+export interface RequestEffects {
+  messages: Array<{ type: 'success' | 'info' | 'warning' | 'error'; field?: string; value: string }>;
+  data: Record<string, string>;
+  cookies: Array<{ name: string | null; value: string; days: number | null; invalidate: boolean }>;
+  emails: Array<{ to: string[]; subject: string; text: string; replyTo: string | null }>;
+}
+
+/** Takes (once) the effects recorded on a request's budget: messages, cookies, e-mail. */
+export function takeEffects(budget: ScriptBudget): RequestEffects | undefined {
+  const e = getRealm().kit.takeEffects(budget.realm);
+  if (!e) return undefined;
+  // Copied into host arrays of primitives: nothing of the realm outlives this call.
+  return {
+    messages: Array.from(e.messages, (m) => (m.field === undefined ? { type: m.type, value: String(m.value) } : { type: m.type, field: String(m.field), value: String(m.value) })),
+    data: Object.fromEntries(Object.entries(e.data).map(([k, v]) => [String(k), String(v)])),
+    cookies: Array.from(e.cookies, (c) => ({ name: c.name === null ? null : String(c.name), value: String(c.value), days: c.days === null ? null : Number(c.days), invalidate: c.invalidate === true })),
+    emails: Array.from(e.emails, (m) => ({ to: Array.from(m.to, String), subject: String(m.subject), text: String(m.text), replyTo: m.replyTo === null ? null : String(m.replyTo) })),
+  };
+}
+
+/** The realm values of `'📧'` (Email) and `Cookie` of `'🍪'`, shared like the models. */
+export function visitorModuleValue(name: 'Email' | 'Cookie'): unknown {
+  const { kit } = getRealm();
+  return shareValue(name === 'Email' ? kit.Email : kit.Cookie, name === 'Email' ? '/📧' : '/🍪');
 }
 
 /** The realm budget whose code is running (an opaque token identifying the request), or null. */

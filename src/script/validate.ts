@@ -14,6 +14,7 @@
 import type * as acorn from 'acorn';
 import type { Code, DiagnosticList } from '../diag/index.js';
 import type { ScriptKind } from './types.js';
+import { cookieNameProblem } from '../shared/index.js';
 import {
   FORBIDDEN_GLOBALS,
   FORBIDDEN_MEMBERS,
@@ -664,6 +665,7 @@ class Validator {
 
   #call(node: AnyNode, scope: Scope): void {
     const callee = node.callee;
+    this.#cookieName(node, scope);
     if (callee.type === 'Super') {
       this.#error('LW_SCRIPT_THIS', callee, '`super` is not available in scripts: there are no classes');
       return;
@@ -678,19 +680,34 @@ class Validator {
     this.#classifyCall(node, scope);
   }
 
+  /** `Cookie.name('sid')`, `new Cookie().name('_x')`: a literal name that can never be written is a build error. */
+  #cookieName(node: AnyNode, scope: Scope): void {
+    const callee = node.callee;
+    if (callee.type !== 'MemberExpression' || callee.computed || callee.property.name !== 'name') return;
+    const arg = node.arguments[0];
+    if (arg?.type !== 'Literal' || typeof arg.value !== 'string') return;
+    const target = callee.object;
+    const isCookie =
+      (target.type === 'Identifier' && target.name === 'Cookie' && !scope.lookup('Cookie')) ||
+      (target.type === 'NewExpression' && target.callee.type === 'Identifier' && target.callee.name === 'Cookie' && !scope.lookup('Cookie'));
+    if (!isCookie) return;
+    const problem = cookieNameProblem(arg.value);
+    if (problem) this.#error('LW_COOKIE_NAME', arg, problem);
+  }
+
   #new(node: AnyNode, scope: Scope): void {
     const callee = node.callee;
     let root = callee;
     while (root.type === 'MemberExpression' && !root.computed) root = root.object;
     const binding = root.type === 'Identifier' ? scope.lookup(root.name) : undefined;
-    const isDate = callee.type === 'Identifier' && callee.name === 'Date' && !binding;
+    const isDate = callee.type === 'Identifier' && (callee.name === 'Date' || callee.name === 'Cookie') && !binding;
     const isImported = binding?.kind === 'import';
     if (root.type === 'Identifier' && !binding && !GRANTED_GLOBALS.has(root.name)) {
       this.#reference(root, scope); // RegExp, Proxy, an undeclared name: say that, not "new"
       return;
     }
     if (!isDate && !isImported) {
-      this.#error('LW_SCRIPT_NEW', node, '`new` works only on types Laneway provides (`Date` and imported model types): write an object literal `{…}` or an array literal `[…]` instead');
+      this.#error('LW_SCRIPT_NEW', node, '`new` works only on types Laneway provides (`Date`, `Cookie` and imported model types): write an object literal `{…}` or an array literal `[…]` instead');
       return;
     }
     this.#expression(callee, scope);

@@ -1,0 +1,85 @@
+/**
+ * What a script endpoint's answer does for its visitor (docs/messages.md, docs/forms.md): after
+ * the run, the effects its scripts recorded (realm-visitor.ts) are checked, then — once the
+ * request's transaction is committed — cookies are written, and messages and `Messages.data`
+ * values are left for the visitor's next page.
+ *
+ * - Cookies and e-mail are effects of a successful POST, PUT or DELETE only (REFERENCE §2.4.4).
+ * - Messages go to the next page when the request succeeded, and with any redirect (a failed one
+ *   too: `throw Redirect.home().error('…')` tells the visitor why); a failed request that answers
+ *   otherwise (400, 422, 500) leaves nothing.
+ */
+import type { Code } from '../diag/index.js';
+import { ScriptRedirect, ScriptValue, type RequestEffects, type RunOutcome, type ScriptResponse } from '../script/index.js';
+import { cookieNameProblem, type Flash } from '../session/index.js';
+import type { ReplyHeaders } from './endpoint.js';
+import type { RequestScope } from './modules.js';
+
+/** A problem that fails the request before its commit (a cookie name, an e-mail in a GET). */
+export function effectsProblem(effects: RequestEffects | undefined, method: string, file: string): { code: Code; message: string } | undefined {
+  if (!effects) return undefined;
+  const writes = method === 'POST' || method === 'PUT' || method === 'DELETE';
+  if (effects.cookies.length && !writes) {
+    return { code: 'LW_SESSION_EFFECT_IN_GET', message: `${file}: cookies are written by POST, PUT and DELETE scripts only; a ${method} script may read them (import {name} from '🍪')` };
+  }
+  if (effects.emails.length && !writes) {
+    return { code: 'LW_SESSION_EFFECT_IN_GET', message: `${file}: e-mail is sent by POST, PUT and DELETE scripts only (it is sent when the request succeeds)` };
+  }
+  for (const c of effects.cookies) {
+    const problem = c.name === null ? 'a Cookie needs a name: Cookie.name(\'theme\')…' : cookieNameProblem(c.name);
+    if (problem) return { code: 'LW_COOKIE_NAME', message: `${file}: ${problem}` };
+  }
+  return undefined;
+}
+
+/** The redirect a run answered with (returned or thrown), if any. */
+export function redirectOf(outcome: RunOutcome): ScriptRedirect | undefined {
+  if (outcome.kind !== 'value' && outcome.kind !== 'thrown') return undefined;
+  let v = outcome.value;
+  if (v instanceof ScriptValue) {
+    if (v.json !== undefined) return undefined;
+    try {
+      v = v.toHost();
+    } catch {
+      return undefined;
+    }
+  }
+  return v instanceof ScriptRedirect ? v : undefined;
+}
+
+/** What the request leaves for the visitor's next page. */
+export function flashOf(effects: RequestEffects | undefined, outcome: RunOutcome, answer: ScriptResponse, ok: boolean): Flash | undefined {
+  const redirect = answer.kind === 'redirect' || answer.kind === 'reroute' ? redirectOf(outcome) : undefined;
+  const messages = [...(ok || answer.kind === 'redirect' ? effects?.messages ?? [] : []), ...(redirect?.messages ?? [])];
+  const data = ok || answer.kind === 'redirect' ? effects?.data ?? {} : {};
+  if (!messages.length && !Object.keys(data).length) return undefined;
+  return { messages, data };
+}
+
+/**
+ * After the commit (or the rollback): writes the cookies of a successful request and leaves the
+ * flash for the next page. Returns the answer's `Set-Cookie` headers. A flash that cannot be
+ * stored (the database went away) is logged, not fatal: the request's own work is done.
+ */
+export async function settleVisitor(
+  scope: RequestScope,
+  effects: RequestEffects | undefined,
+  flash: Flash | undefined,
+  ok: boolean,
+  log: (message: string, fields: Record<string, unknown>) => void,
+): Promise<ReplyHeaders | undefined> {
+  const visitor = scope.visitor();
+  if (!visitor) return undefined;
+  if (ok && effects) {
+    for (const c of effects.cookies) visitor.setCookie({ name: c.name!, value: c.value, ...(c.days !== null && { days: c.days }), invalidate: c.invalidate });
+  }
+  if (flash) {
+    try {
+      await visitor.leave(flash);
+    } catch (e) {
+      log(`the messages for the visitor's next page could not be stored: ${(e as Error).message}`, { id: scope.req.id, code: 'LW_SESSION_UNAVAILABLE' });
+    }
+  }
+  const cookies = visitor.setCookieHeaders();
+  return cookies ? { 'Set-Cookie': cookies } : undefined;
+}

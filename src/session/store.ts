@@ -1,0 +1,176 @@
+/**
+ * Where visitors' state lives: three small tables in the app's store (SQLite or PostgreSQL), so
+ * that any instance of an app can answer any visitor and nothing is kept in one process's memory.
+ *
+ * - `lw__session`: one row per session that has stored something (its flash: the messages and
+ *   `Messages.data` values for its next page), with an expiry;
+ * - `lw__form_state`: form states made by `.invalid(…)` and `.form(…)` (values and messages
+ *   carried to the next view), readable by their session only, for FORM_TTL_MS;
+ * - `lw__form_used`: the form-state ids already submitted successfully: written in the request's
+ *   own transaction, so a form is accepted once even when the same POST is replayed.
+ *
+ * Expired rows are swept (VisitorStore.sweep, from a timer of the server).
+ */
+import type { Engine, Row, SqlValue, Writer } from '../store/index.js';
+
+/** A session's stored state lives this long after its last write. */
+export const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** Form states are readable for 4 hours (REFERENCE §6.9). */
+export const FORM_TTL_MS = 4 * 3600_000;
+
+export type MessageType = 'success' | 'info' | 'warning' | 'error';
+
+export interface FlashMessage {
+  type: MessageType;
+  /** The field the message belongs to (opaque to the server), for field messages. */
+  field?: string;
+  value: string;
+}
+
+/** What one request leaves for the next page of its visitor. */
+export interface Flash {
+  messages: FlashMessage[];
+  data: Record<string, string>;
+}
+
+export interface FormState {
+  sid: string;
+  form: string;
+  /** What the view shows again: field values by field name, and messages. */
+  values: Record<string, unknown>;
+  messages: FlashMessage[];
+  /** Set by `.form(…)`: the state came from a valid submission (the instance is `ready()`). */
+  ready: boolean;
+}
+
+export class VisitorStore {
+  readonly engine: Engine;
+  readonly #p: (i: number) => string;
+
+  constructor(engine: Engine) {
+    this.engine = engine;
+    this.#p = engine.dialect === 'sqlite' ? () => '?' : (i) => `$${i}`;
+  }
+
+  /** Creates the tables when missing (both dialects; idempotent, under the schema lock). */
+  async ensure(): Promise<void> {
+    const text = 'TEXT';
+    const int = this.engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
+    const statements = [
+      `CREATE TABLE IF NOT EXISTS "lw__session" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL, "flash" ${text})`,
+      `CREATE INDEX IF NOT EXISTS "lw__session_expires" ON "lw__session" ("expires")`,
+      `CREATE TABLE IF NOT EXISTS "lw__form_state" ("id" ${text} PRIMARY KEY, "sid" ${text} NOT NULL, "form" ${text} NOT NULL, "data" ${text} NOT NULL, "expires" ${int} NOT NULL)`,
+      `CREATE INDEX IF NOT EXISTS "lw__form_state_expires" ON "lw__form_state" ("expires")`,
+      `CREATE TABLE IF NOT EXISTS "lw__form_used" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL)`,
+      `CREATE INDEX IF NOT EXISTS "lw__form_used_expires" ON "lw__form_used" ("expires")`,
+    ];
+    await this.engine.withSchemaLock(async (w) => {
+      for (const s of statements) await w.run(s, []);
+    });
+  }
+
+  /** The flash a session left for its next page (undefined when none, or expired). */
+  flash(sid: string, now = Date.now()): { flash: Flash; raw: string } | undefined | Promise<{ flash: Flash; raw: string } | undefined> {
+    const rows = this.engine.reader.all(`SELECT "flash", "expires" FROM "lw__session" WHERE "id" = ${this.#p(1)}`, [sid]);
+    const read = (r: Row[]) => {
+      const row = r[0];
+      if (!row || row[0] === null || Number(row[1]) < now) return undefined;
+      return { flash: parseFlash(String(row[0])), raw: String(row[0]) };
+    };
+    return rows instanceof Promise ? rows.then(read) : read(rows);
+  }
+
+  /** Adds messages and data to a session's flash (creating the session row). */
+  async addFlash(sid: string, add: Flash, now = Date.now()): Promise<void> {
+    await this.#write(async (w) => {
+      const rows = await w.all(`SELECT "flash", "expires" FROM "lw__session" WHERE "id" = ${this.#p(1)}`, [sid]);
+      const row = rows[0];
+      const old = row && row[0] !== null && Number(row[1]) >= now ? parseFlash(String(row[0])) : { messages: [], data: {} };
+      const merged: Flash = { messages: [...old.messages, ...add.messages].slice(-50), data: { ...old.data, ...add.data } };
+      await w.run(
+        `INSERT INTO "lw__session" ("id", "expires", "flash") VALUES (${this.#p(1)}, ${this.#p(2)}, ${this.#p(3)}) ON CONFLICT ("id") DO UPDATE SET "expires" = excluded."expires", "flash" = excluded."flash"`,
+        [sid, now + SESSION_TTL_MS, JSON.stringify(merged)],
+      );
+    });
+  }
+
+  /** Removes a flash once shown, unless another request has added to it since (`raw` differs). */
+  async takeFlash(sid: string, raw: string): Promise<void> {
+    await this.#write((w) => w.run(`UPDATE "lw__session" SET "flash" = NULL WHERE "id" = ${this.#p(1)} AND "flash" = ${this.#p(2)}`, [sid, raw]));
+  }
+
+  async saveFormState(id: string, state: FormState, now = Date.now()): Promise<void> {
+    const data = JSON.stringify({ values: state.values, messages: state.messages, ready: state.ready });
+    await this.#write((w) =>
+      w.run(`INSERT INTO "lw__form_state" ("id", "sid", "form", "data", "expires") VALUES (${this.#p(1)}, ${this.#p(2)}, ${this.#p(3)}, ${this.#p(4)}, ${this.#p(5)})`, [
+        id,
+        state.sid,
+        state.form,
+        data,
+        now + FORM_TTL_MS,
+      ]),
+    );
+  }
+
+  /** A stored form state, when it exists and has not expired (the caller checks its session). */
+  formState(id: string, now = Date.now()): FormState | undefined | Promise<FormState | undefined> {
+    const rows = this.engine.reader.all(`SELECT "sid", "form", "data", "expires" FROM "lw__form_state" WHERE "id" = ${this.#p(1)}`, [id]);
+    const read = (r: Row[]): FormState | undefined => {
+      const row = r[0];
+      if (!row || Number(row[3]) < now) return undefined;
+      try {
+        const data = JSON.parse(String(row[2])) as { values?: Record<string, unknown>; messages?: FlashMessage[]; ready?: boolean };
+        return { sid: String(row[0]), form: String(row[1]), values: data.values ?? {}, messages: data.messages ?? [], ready: data.ready === true };
+      } catch {
+        return undefined;
+      }
+    };
+    return rows instanceof Promise ? rows.then(read) : read(rows);
+  }
+
+  /** Whether a form-state id was submitted successfully already (read inside the request's transaction). */
+  async formUsed(w: Writer, id: string): Promise<boolean> {
+    const rows = await w.all(`SELECT 1 FROM "lw__form_used" WHERE "id" = ${this.#p(1)}`, [id]);
+    return rows.length > 0;
+  }
+
+  /** Marks a form-state id as submitted, in the request's own transaction (a replay conflicts). */
+  useForm(w: Writer, id: string, now = Date.now()): void | Promise<void> {
+    return w.run(`INSERT INTO "lw__form_used" ("id", "expires") VALUES (${this.#p(1)}, ${this.#p(2)})`, [id, now + FORM_TTL_MS + 60_000]);
+  }
+
+  /** Deletes expired rows; returns how many. */
+  async sweep(now = Date.now()): Promise<number> {
+    let n = 0;
+    for (const table of ['lw__session', 'lw__form_state', 'lw__form_used']) {
+      await this.#write(async (w) => {
+        const rows = await w.all(`SELECT COUNT(*) FROM "${table}" WHERE "expires" < ${this.#p(1)}`, [now]);
+        n += Number(rows[0]?.[0] ?? 0);
+        await w.run(`DELETE FROM "${table}" WHERE "expires" < ${this.#p(1)}`, [now]);
+      });
+    }
+    return n;
+  }
+
+  async #write(fn: (w: Writer) => unknown): Promise<void> {
+    const w = await this.engine.begin();
+    try {
+      await fn(w);
+    } catch (e) {
+      await w.rollback();
+      throw e;
+    }
+    await w.commit();
+  }
+}
+
+function parseFlash(text: string): Flash {
+  try {
+    const v = JSON.parse(text) as Partial<Flash>;
+    return { messages: Array.isArray(v.messages) ? v.messages : [], data: v.data && typeof v.data === 'object' ? v.data : {} };
+  } catch {
+    return { messages: [], data: {} };
+  }
+}
+
+export type { SqlValue };
