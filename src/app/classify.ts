@@ -29,7 +29,7 @@ export type FileKind =
   | 'properties' // /🎨.scss
   | 'users' // 👤.yaml
   | 'connectors' // /🔌.yaml
-  | 'nested-site' // /🔌name.yaml
+  | 'nested-site' // 🔌name.yaml, at any level (/docs/🔌api.yaml mounts at /docs/api/)
   | 'app-icon'; // /🎛.svg
 
 export interface ClassifiedFile {
@@ -101,8 +101,9 @@ export function classifyFile(path: string, readFirstLine: () => string): Classif
     if (name === '🎛.svg') return { ...base, kind: 'app-icon', hidden: hiddenByName };
     if (name === '🎨.scss') return { ...base, kind: 'properties', hidden: true };
     if (name === '🔌.yaml') return { ...base, kind: 'connectors', hidden: true };
-    if (name.startsWith('🔌') && ext === 'yaml') return { ...base, kind: 'nested-site', hidden: true };
   }
+  // Mount files: at the root or below (src/app/mounts.ts says where one may not be).
+  if (name.startsWith('🔌') && ext === 'yaml' && name !== '🔌.yaml') return { ...base, kind: 'nested-site', hidden: true };
   if (name === '👤.yaml') return { ...base, kind: 'users', hidden: true };
   // Settings names are root files, but a copy elsewhere is never served either.
   if (name === '🎛.yaml' || name === '🎨.scss' || (name.startsWith('🔌') && (ext === 'yaml' || ext === 'yml'))) {

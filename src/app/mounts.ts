@@ -1,15 +1,20 @@
 /**
- * Nested sites (REFERENCE §8.3): `/🔌store.yaml` mounts another site at `/store/`.
+ * Nested sites (REFERENCE §8.3): `/🔌store.yaml` mounts another site at `/store/`, and
+ * `/docs/🔌api.yaml` one at `/docs/api/` (a mount file in a sub-directory mounts below it; not in
+ * a private or `{param}` directory, nor inside another nested site). The parent's own files may not
+ * answer URLs of the mount (an error at the mount file: checkMountRoutes).
  *
  * - `source:` names the site: a git URL resolved through the local sources map (`--source URL=DIR`,
- *   `LANEWAY_SOURCES`; a self-hosted server never fetches code), or a path relative to the app. An
- *   unresolved source is a build error naming the flag to add.
+ *   `LANEWAY_SOURCES`, `laneway.sources.yaml`; a self-hosted server never fetches code), or a path
+ *   relative to the app. An unresolved source is a build error naming the flag to add.
  * - The child is loaded as an app of its own — its routes, private files, properties and error
  *   views — and its problems are reported at its files (paths relative to the parent).
  * - Its answers are written for the mount: links in its HTML (`src`, `srcset`, `poster`, a form's
- *   `action`, every attribute whose name ends in `href`, `data-base-href` included) and the
- *   `Location` of its redirects, when they start with one `/`, get the mount path in front.
- *   Inline scripts and styles are left as written (their hashes are in the policy).
+ *   `action`, every attribute whose name ends in `href`, `data-base-href` included), root-absolute
+ *   `url(/…)` and `@import '/…'` in its stylesheets (`.css`, compiled `.scss` and inlined private
+ *   stylesheets, rewritten once at load: createCatalog, mountCss) and the `Location` of its redirects, when they start with one `/`, get the
+ *   mount path in front. Inline scripts and styles of its pages are left as written (their hashes
+ *   are in the policy).
  *
  * - A child with database models needs `namespace:`: its data then lives beside the parent's, in
  *   a SQLite file or a PostgreSQL schema of its own (openAppData in data.ts).
@@ -17,15 +22,18 @@
  * - `🎨:` replaces values of the child's `/🎨.scss` before it is read (overrideProperties), so an
  *   override is checked, typed and used everywhere (views, scripts, SCSS) as the original was.
  *
- * Not yet: `keys:`; reported, not ignored silently.
+ * Not yet: `keys:` (credentials handed to the child's REST connectors, which Laneway does not
+ * have yet): accepted with a warning saying it has no effect.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, parseDocument, type Node, type Pair } from 'yaml';
 import { locate, type DiagnosticList } from '../diag/index.js';
 import { resolveSource, type SourcesMap } from '../content/index.js';
+import { formatPattern, type RouteSpec } from '../router/index.js';
+import { AssetCatalog, type CatalogOptions } from '../assets/index.js';
 import type { SourceTree } from '../shared/index.js';
-import type { ClassifiedFile } from './classify.js';
+import { isPrivateDir, type ClassifiedFile } from './classify.js';
 import type { Endpoint, Reply } from './endpoint.js';
 
 /** A nested site: where it is mounted and the file that mounts it. */
@@ -45,6 +53,8 @@ const NAMESPACE = /^[a-z0-9][a-z0-9-]{2,23}[a-z0-9]$/;
 const HTML = /^text\/html/;
 /** Mount names: what a URL segment holds without encoding. */
 const MOUNT_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+/** Directories a mount may be below: public, literal, and written in URLs without encoding. */
+const MOUNT_DIR = /^[A-Za-z0-9._~-]+$/;
 
 /** The `/🔌name.yaml` files of an app, checked and resolved (errors go to `diagnostics`). */
 export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, root: string, sources: SourcesMap, diagnostics: DiagnosticList): MountSpec[] {
@@ -55,6 +65,20 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
     const prefix = `${file.dir}/${name}`;
     if (!MOUNT_NAME.test(name)) {
       diagnostics.error('LW_APP_NESTED_SITE', `"${name}" is not a mount name: use lowercase letters, digits, "-", "_" and "." (the site is served at ${file.dir}/${name}/)`, file.path);
+      continue;
+    }
+    const dirs = file.dir.split('/').slice(1);
+    const dynamic = dirs.find((d) => d.includes('{'));
+    const odd = dirs.find((d) => !MOUNT_DIR.test(d));
+    const why = isPrivateDir(file.dir)
+      ? `${file.dir}/ is a private directory, and nothing under it is served`
+      : dynamic !== undefined
+        ? `the directory ${dynamic} is dynamic, and a nested site is mounted at one fixed path`
+        : odd !== undefined
+          ? `the directory name ${odd} needs percent-encoding in a URL (use letters, digits, "-", "_", "." and "~")`
+          : undefined;
+    if (why !== undefined) {
+      diagnostics.error('LW_APP_NESTED_SITE', `${file.name} cannot mount a site at ${prefix}/: ${why}; move the file`, file.path);
       continue;
     }
     const source = tree.read(file.path) ?? '';
@@ -97,7 +121,15 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
           break;
         }
         case 'keys':
-          diagnostics.warn('LW_APP_NESTED_SITE', `\`${key}:\` of a nested site is not supported yet and is ignored`, file.path, source, at);
+          // REFERENCE §8.3: the credentials (api:stripe.com …) the parent lends the child's REST
+          // connectors. Laneway has no REST connectors yet (docs/connectors.md), so nothing uses them.
+          diagnostics.warn(
+            'LW_APP_NESTED_SITE',
+            '`keys:` has no effect yet: it lends credentials to the REST connectors of the nested site, which Laneway does not support yet (only connector script tags); the nested site gets no keys',
+            file.path,
+            source,
+            at,
+          );
           break;
         case 'feature':
           diagnostics.warn('LW_APP_NESTED_SITE', '`feature:` is internal to the platform and is ignored', file.path, source, at);
@@ -115,7 +147,7 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
       const pos = locate(source, sourceAt);
       const why =
         r.reason === 'unmapped'
-          ? `${sourceValue} is not in the local sources map: Laneway never fetches code; add --source ${sourceValue}=DIR (a checkout of that site) to laneway serve and laneway check, or set LANEWAY_SOURCES`
+          ? `${sourceValue} is not in the local sources map: Laneway never fetches code; add --source ${sourceValue}=DIR (a checkout of that site) to laneway serve and laneway check, set LANEWAY_SOURCES, or map it in laneway.sources.yaml next to the app`
           : `the source ${sourceValue} leads to ${r.dir}, which is not a directory`;
       diagnostics.at('error', 'LW_APP_NESTED_SITE', why, file.path, pos);
       continue;
@@ -126,7 +158,34 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
     }
     mounts.push({ prefix, file: file.path, dir: r.dir, ...(namespace === undefined ? {} : { namespace }), ...(properties === undefined ? {} : { properties }) });
   }
-  return mounts;
+  // A mount inside another would never be reached: the outer site answers every URL under it.
+  return mounts.filter((m) => {
+    const outer = mounts.find((o) => o !== m && m.prefix.startsWith(o.prefix + '/'));
+    if (outer === undefined) return true;
+    diagnostics.error('LW_APP_NESTED_SITE', `${m.prefix}/ is inside the nested site ${outer.prefix}/ (${outer.file}), which answers every URL under ${outer.prefix}/: mount it from that site, or elsewhere`, m.file);
+    return false;
+  });
+}
+
+/**
+ * The parent's own routes that a mount hides (requests under `/docs/api/`, and `/docs/api`
+ * itself, go to the nested site): an error at the mount file naming them. Routes with a
+ * parameter there (`/docs/{page}`) are not reported: they keep answering their other values.
+ */
+export function checkMountRoutes(mounts: readonly MountSpec[], routes: ReadonlyArray<{ spec: RouteSpec }>, diagnostics: DiagnosticList): void {
+  for (const m of mounts) {
+    const parts = m.prefix.split('/').slice(1);
+    const hidden = new Map<string, string>();
+    for (const { spec } of routes) {
+      const segs = spec.segments;
+      if (segs.length < parts.length) continue;
+      if (!parts.every((p, i) => segs[i]?.type === 'literal' && segs[i].value === p)) continue;
+      if (!hidden.has(spec.file)) hidden.set(spec.file, `${spec.method} ${formatPattern(spec)}`);
+    }
+    if (hidden.size === 0) continue;
+    const list = [...hidden].sort(([a], [b]) => (a < b ? -1 : 1)).map(([file, route]) => `${file} (${route})`).join(', ');
+    diagnostics.error('LW_APP_NESTED_SITE', `the nested site mounted at ${m.prefix}/ answers every URL under it and ${m.prefix} itself, but this site's own ${hidden.size === 1 ? 'file answers one' : 'files answer some'} of them: ${list}; move or rename ${hidden.size === 1 ? 'it' : 'them'}, or mount the site elsewhere`, m.file);
+  }
 }
 
 /** The real path of a directory (for cycle checks), or the path itself. */
@@ -187,6 +246,110 @@ function rewriteTags(fragment: string, prefix: string): string {
     });
     return `<${tag}${rewritten}${slash}>`;
   });
+}
+
+/** Files whose served text is CSS. */
+const STYLESHEET = /\.s?css$/i;
+
+/**
+ * A stylesheet of a mounted site, its root-absolute URLs written for the mount: `url(/img/a.png)`,
+ * `url('/x.woff2')`, `@import '/x.css'` → `/store/img/a.png`… Comments and other strings are left
+ * alone, and so are `//host/…`, `https:…`, `data:` and relative URLs.
+ */
+export function mountCss(css: string, prefix: string): string {
+  let out = '';
+  let last = 0;
+  const n = css.length;
+  /**
+   * Rewrites the URL at `from` (after spaces): quoted, or when `bare` is allowed (inside `url(`)
+   * up to `)` or a space. Returns where scanning resumes: past the URL, or `from` when there is none.
+   */
+  const urlAt = (from: number, bare: boolean): number => {
+    let j = from;
+    while (j < n && /\s/.test(css[j]!)) j++;
+    const q = css[j];
+    let start: number;
+    let end: number;
+    let resume: number;
+    if (q === '"' || q === "'") {
+      start = j + 1;
+      resume = stringEnd(css, j);
+      // An unterminated string ends at its line: nothing is rewritten there.
+      if (css[resume - 1] !== q || resume - 1 === j) return resume;
+      end = resume - 1;
+    } else if (bare) {
+      start = j;
+      end = j;
+      while (end < n && css[end] !== ')' && !/\s/.test(css[end]!)) end++;
+      resume = end;
+    } else return from;
+    const url = css.slice(start, end);
+    const next = mountUrl(url, prefix);
+    if (next !== url) {
+      out += css.slice(last, start) + next;
+      last = end;
+    }
+    return resume;
+  };
+  for (let i = 0; i < n; ) {
+    const c = css[i]!;
+    if (c === '/' && css[i + 1] === '*') {
+      const end = css.indexOf('*/', i + 2);
+      i = end === -1 ? n : end + 2;
+    } else if (c === '"' || c === "'") {
+      i = stringEnd(css, i);
+    } else if ((c === 'u' || c === 'U') && /^url\(/i.test(css.slice(i, i + 4)) && !/[\w-]/.test(css[i - 1] ?? '')) {
+      i = urlAt(i + 4, true);
+    } else if (c === '@' && /^@import[\s'"]/i.test(css.slice(i, i + 8))) {
+      // `@import '/x.css'`; `@import url(/x.css)` is found by the url( branch next.
+      i = urlAt(i + 7, false);
+    } else i++;
+  }
+  return out + css.slice(last);
+}
+
+/** The offset just past the string that starts (with its quote) at `at`. */
+function stringEnd(text: string, at: number): number {
+  const quote = text[at];
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') i++;
+    else if (c === quote || c === '\n') return i + 1;
+  }
+  return text.length;
+}
+
+/**
+ * The asset catalog of a site; for a nested site (`mount`), one whose stylesheets — `.css` files,
+ * compiled `.scss`, and private stylesheets inlined into pages — are written for the mount
+ * (mountCss), once per file at load. Their fingerprints are those of the bytes served.
+ */
+export function createCatalog(options: CatalogOptions, mount: string | undefined): AssetCatalog {
+  return mount === undefined ? new AssetCatalog(options) : new MountedCatalog(options, mount);
+}
+
+class MountedCatalog extends AssetCatalog {
+  readonly #prefix: string;
+  readonly #css = new Map<string, Buffer | undefined>();
+
+  constructor(options: CatalogOptions, prefix: string) {
+    super(options);
+    this.#prefix = prefix;
+  }
+
+  override body(path: string): Buffer | undefined {
+    if (!STYLESHEET.test(path)) return super.body(path);
+    if (!this.#css.has(path)) {
+      const css = super.body(path);
+      this.#css.set(path, css === undefined ? undefined : Buffer.from(mountCss(css.toString('utf8'), this.#prefix)));
+    }
+    return this.#css.get(path);
+  }
+
+  override inline(url: string, kind: 'script' | 'style', from: string): ReturnType<AssetCatalog['inline']> {
+    const r = super.inline(url, kind, from);
+    return kind === 'style' && r !== undefined && 'text' in r ? { text: mountCss(r.text, this.#prefix) } : r;
+  }
 }
 
 /** An answer of a mounted site, written for the mount: HTML links and redirects. */

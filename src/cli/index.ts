@@ -2,12 +2,12 @@
  * The `laneway` command: serve, check, routes. `bin/laneway` only calls `main`.
  */
 import { parseArgs } from 'node:util';
-import { readFileSync, watch } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { appHasData, checkApp, closeAppData, loadApp, openAppData, type App } from '../app/index.js';
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
 import { createServer, type LogFormat } from '../http/index.js';
-import { sourcesFromCommandLine } from '../content/index.js';
+import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 
 const HELP: Record<string, string> = {
   main: `Usage: laneway <command> [options]
@@ -30,7 +30,8 @@ Options:
   --host H           interface to bind (default 127.0.0.1)
   --log FORMAT       access log: pretty (default), json, or off
   --dev              development mode: render error details into HTML comments
-  --watch            reload the app when a file of DIR changes (a reload with errors
+  --watch            reload the app when a file of DIR changes, or of a nested site or
+                     local connector it uses, or the sources file (a reload with errors
                      prints them and keeps serving the last good version)
   --body-limit BYTES largest request body accepted (default 1048576); larger ones get 413
   --data DIR         data directory of the SQLite database (default: $LANEWAY_DATA, else
@@ -38,11 +39,13 @@ Options:
   --database URL     use PostgreSQL (postgres://…) instead of SQLite (default: $DATABASE_URL)
   --source URL=DIR   use the local directory DIR for the connector or site at the git URL
                      (repeatable; also $LANEWAY_SOURCES); Laneway never fetches code
+  --sources FILE     read the sources map from FILE (default: laneway.sources.yaml next
+                     to DIR, in its parent directory, when it exists)
   -h, --help         show this help
 
 Exits 1, listing the problems, when the app does not compile. SIGTERM and SIGINT stop
 accepting connections, let requests in flight finish (up to 10 s), then exit 0.`,
-  check: `Usage: laneway check DIR [--source URL=DIR]...
+  check: `Usage: laneway check DIR [--source URL=DIR]... [--sources FILE]
 
 Compiles the whole app and prints every problem, one per line, as
   relative/path:line:column: message [CODE]
@@ -50,7 +53,9 @@ then a summary. Exits 0 when there are no errors (warnings alone do not fail), 1
 
 Options:
   --source URL=DIR   use the local directory DIR for the connector or site at the git URL
-                     (repeatable; also $LANEWAY_SOURCES; docs/connectors.md)`,
+                     (repeatable; also $LANEWAY_SOURCES; docs/connectors.md)
+  --sources FILE     read the sources map from FILE (default: laneway.sources.yaml next
+                     to DIR, in its parent directory, when it exists)`,
   migrate: `Usage: laneway migrate DIR [--accept] [--data DIR] [--database URL]
 
 Applies the model definitions of DIR to its database. Additive changes (new models, new
@@ -122,6 +127,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         database: { type: 'string' },
         accept: { type: 'boolean' },
         source: { type: 'string', multiple: true },
+        sources: { type: 'string' },
       },
       strict: true,
     });
@@ -139,14 +145,28 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 2;
   }
   const dir = resolve(positionals[0]!);
-  const sources = sourcesFromCommandLine(values.source ?? [], process.env.LANEWAY_SOURCES, process.cwd());
-  if (typeof sources === 'string') {
-    io.err(`laneway ${command}: ${sources}`);
+  // The sources map: --source flags > LANEWAY_SOURCES > the sources file (docs/connectors.md).
+  const sourcesFile = values.sources !== undefined ? resolve(values.sources) : join(dirname(dir), SOURCES_FILE);
+  if (values.sources !== undefined && !existsSync(sourcesFile)) {
+    io.err(`laneway ${command}: --sources ${values.sources}: no such file`);
     return 2;
   }
+  const readSources = (): { sources: Record<string, string>; diagnostics: Diagnostic[] } | string => {
+    // Reported relative to the app directory, as every other file (../laneway.sources.yaml).
+    const file = existsSync(sourcesFile) ? readSourcesFile(sourcesFile, relative(dir, sourcesFile).split(sep).join('/')) : { sources: {}, diagnostics: [] };
+    const merged = sourcesFromCommandLine(values.source ?? [], process.env.LANEWAY_SOURCES, process.cwd(), file.sources);
+    return typeof merged === 'string' ? merged : { sources: merged, diagnostics: file.diagnostics };
+  };
+  const read = readSources();
+  if (typeof read === 'string') {
+    io.err(`laneway ${command}: ${read}`);
+    return 2;
+  }
+  let sources = read.sources;
 
   if (command === 'check') {
-    const diagnostics = checkApp(dir, { sources });
+    // A broken sources file is listed with the app's problems; the app is checked with the entries that are fine.
+    const diagnostics = [...read.diagnostics, ...checkApp(dir, { sources })];
     for (const d of diagnostics) io.out(formatDiagnostic(d));
     io.out(summary(diagnostics));
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
@@ -156,6 +176,11 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   if (bodyLimit !== undefined && !(Number.isInteger(bodyLimit) && bodyLimit >= 0)) {
     io.err(`laneway ${command}: --body-limit must be a whole number of bytes`);
     return 2;
+  }
+  if (read.diagnostics.length > 0) {
+    for (const d of read.diagnostics) io.err(formatDiagnostic(d));
+    io.err(summary(read.diagnostics));
+    return 1;
   }
   let app;
   try {
@@ -232,7 +257,17 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`laneway serve: cannot listen on ${values.host ?? '127.0.0.1'}:${portNumber}: ${(err as Error).message}`);
     return 1;
   }
-  const unwatch = values.watch ? watchApp(dir, () => loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources }), (next) => {
+  // A reload reads the sources file again; a broken one keeps the last good app serving.
+  const reloadApp = (): App => {
+    const again = readSources();
+    // The flags and the variable parsed at start; the file adds no message of this kind.
+    if (typeof again === 'string') throw new Error(again);
+    if (again.diagnostics.length > 0) throw new BuildError(again.diagnostics);
+    sources = again.sources;
+    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources });
+  };
+  const watched = { sourcesFile, localDirs: () => localSourceDirs(dir, sources) };
+  const unwatch = values.watch ? watchApp(dir, watched, reloadApp, (next) => {
     // The reloaded app gets its own store connection (the schema may have changed); the old one closes.
     const previous = current;
     const ready = openAppData(next, dataOptions);
@@ -271,11 +306,91 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
 }
 
 /**
- * Reloads the app when a file under `dir` changes (debounced). A reload that fails to compile
- * prints its problems and keeps the last good app serving.
+ * Reloads the app when a file changes (debounced): a file under `dir`, under a directory the app
+ * names (nested sites, local connectors: `watched.localDirs()`, asked again after every reload
+ * attempt, so a new mount is watched from the next change on), or the sources file. Changes to
+ * dot-files and under dot-directories (`.laneway/` data, `.git/`) and `node_modules/` are ignored:
+ * the loader never reads the directories, and dot-files are private. A reload that fails to
+ * compile prints its problems and keeps the last good app serving.
  */
-function watchApp(dir: string, load: () => App, swap: (app: App) => void, io: Io): () => void {
+function watchApp(dir: string, watched: { sourcesFile: string; localDirs: () => string[] }, load: () => App, swap: (app: App) => void, io: Io): () => void {
   let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  /** Recursive watchers of the directories outside `dir` the app names, by real path. */
+  const watchers = new Map<string, FSWatcher>();
+  const schedule = () => {
+    if (closed) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(reload, 100);
+  };
+  const ignored = (name: string | Buffer | null): boolean => {
+    if (name === null) return false;
+    // Dot-directories are never walked; dot-files are private (editors' swap files among them).
+    return String(name)
+      .split(/[\\/]/)
+      .some((d) => (d.startsWith('.') && d !== '.well-known') || d === 'node_modules');
+  };
+  const open = (path: string, recursive: boolean, onChange: (name: string | Buffer | null) => void, onGone?: (w: FSWatcher) => void): FSWatcher | undefined => {
+    try {
+      const w = watch(path, { recursive }, (_event, name) => onChange(name));
+      // A directory that goes away (a checkout removed) ends its watcher, never the server.
+      w.on('error', () => {
+        w.close();
+        onGone?.(w);
+      });
+      return w;
+    } catch {
+      return undefined; // missing: the next reload says why
+    }
+  };
+  const real = (d: string): string => {
+    try {
+      return realpathSync(d);
+    } catch {
+      return resolve(d);
+    }
+  };
+  const inside = (d: string, parent: string) => d === parent || d.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+  const root = real(dir);
+  const mine = open(dir, true, (name) => {
+    if (!ignored(name)) schedule();
+  });
+  // The sources file: its directory, for editors that replace the file rather than write it.
+  const file = basename(watched.sourcesFile);
+  const sourcesWatcher = open(dirname(watched.sourcesFile), false, (name) => {
+    if (name === null || String(name) === file) schedule();
+  });
+  /** Watches the directories the app names now, and only those (outside the app's own). */
+  const sync = () => {
+    let dirs: string[];
+    try {
+      dirs = watched.localDirs().map(real);
+    } catch {
+      return;
+    }
+    const unique = [...new Set(dirs)];
+    const wanted = unique.filter((d) => !inside(d, root) && !unique.some((o) => o !== d && inside(d, o)));
+    for (const [d, w] of watchers) {
+      if (wanted.includes(d)) continue;
+      w.close();
+      watchers.delete(d);
+    }
+    for (const d of wanted) {
+      if (watchers.has(d)) continue;
+      const w = open(
+        d,
+        true,
+        (name) => {
+          if (!ignored(name)) schedule();
+        },
+        // Opened again by the next sync if the directory comes back.
+        (gone) => {
+          if (watchers.get(d) === gone) watchers.delete(d);
+        },
+      );
+      if (w) watchers.set(d, w);
+    }
+  };
   const reload = () => {
     timer = undefined;
     try {
@@ -285,14 +400,17 @@ function watchApp(dir: string, load: () => App, swap: (app: App) => void, io: Io
       if (!(err instanceof BuildError)) throw err;
       for (const d of err.diagnostics) io.err(formatDiagnostic(d));
       io.err(`${summary(err.diagnostics)}; still serving the last version that compiled`);
+    } finally {
+      if (!closed) sync();
     }
   };
-  const watcher = watch(dir, { recursive: true }, () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(reload, 100);
-  });
+  sync();
   return () => {
+    closed = true;
     if (timer) clearTimeout(timer);
-    watcher.close();
+    mine?.close();
+    sourcesWatcher?.close();
+    for (const w of watchers.values()) w.close();
+    watchers.clear();
   };
 }

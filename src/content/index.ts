@@ -10,4 +10,4 @@ export { renderMarkdown, markdownText, markdownSections, parseRenderOptions, typ
 export { RichText, RichTextRenderer } from './rich-text.js';
 export { readProperties, camelCase, PROPERTIES_FILE, AppProperties, type Property, type PropertyCall, type PropertyVerdict, type PropertiesOptions } from './properties.js';
 export { readConnectors, Connectors, CONNECTORS_FILE, type ConnectorOptions } from './connectors.js';
-export { resolveSource, lookupSource, normalizeSourceUrl, sourceName, isSourceUrl, parseSourceArgument, parseSourcesVariable, sourcesFromCommandLine, type SourcesMap, type SourceResolution } from './sources.js';
+export { resolveSource, lookupSource, normalizeSourceUrl, sourceName, isSourceUrl, parseSourceArgument, parseSourcesVariable, sourcesFromCommandLine, parseSourcesFile, readSourcesFile, localSourceDirs, SOURCES_FILE, type SourcesMap, type SourceResolution } from './sources.js';

@@ -5,7 +5,10 @@
  * data-base-href, redirects) while its inline scripts stay as hashed; its private files and error
  * views are its own; a child with models keeps its data apart under its `namespace:` (on both
  * engines). Build errors: an unresolved source (naming the flag), a site mounting itself, a child
- * with models and no namespace. And in Chromium: the mounted page runs with zero CSP violations.
+ * with models and no namespace. Mounts below the root (`/docs/🔌api.yaml` at `/docs/api/`), the
+ * child's stylesheets written for the mount (`url(/…)`, `@import '/…'`, in .css, compiled .scss
+ * and inlined private stylesheets), `keys:` accepted with a warning. And in Chromium: the mounted
+ * page runs with zero CSP violations.
  */
 import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +16,7 @@ import { checkApp } from '../../src/app/index.js';
 import { launch, skip, violationRecordingPage, type Browser, type Page } from '../browser/chromium.js';
 import { serve, writeApp, type Served } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +141,152 @@ describe('nested sites: build errors', () => {
     const p3 = writeApp({ '🔌shop.yaml': `source: ${broken}\n` });
     const d = checkApp(p3).find((x) => x.severity === 'error');
     assert.ok(d && d.file.endsWith('page.html') && d.message.startsWith('(nested site /shop/)'), JSON.stringify(d));
+  });
+});
+
+/** A child whose stylesheets name root-absolute URLs. */
+const STYLED_CHILD = {
+  ...CHILD,
+  'index.html':
+    '<!doctype html>\n<html data-base-href="/"><head><title>API</title><link rel="stylesheet" href="/css/site.css"><link rel="stylesheet" href="/_inline.css"></head>' +
+    '<body><a href="/about">About</a></body></html>\n',
+  'css/site.css':
+    "@import '/css/base.css';\n@import url(\"/css/print.css\") print;\n/* url(/comment) */\nbody { background: url(/img/a.svg) no-repeat; }\n" +
+    "@font-face { font-family: f; src: url('/fonts/f.woff2') format('woff2'); }\n" +
+    "a { background: url(//cdn.example/x.png), url(https://example.com/y.png), url(rel.png), url(data:image/png;base64,AA==); content: 'url(/text)'; }\n",
+  'css/base.css': 'p { margin: 0; }\n',
+  'css/print.css': 'p { color: black; }\n',
+  'css/theme.scss': '$icon: "/img/b.svg";\n.x { background: url($icon); }\n.y { background-image: url(/img/a.svg); }\n',
+  '_inline.css': 'h1 { background: url(/img/a.svg); }\n',
+  'img/a.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n',
+  'img/b.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"/>\n',
+};
+
+describe('a nested site mounted below the root: /docs/🔌api.yaml at /docs/api/', () => {
+  let s: Served;
+  before(async () => {
+    const child = writeApp(STYLED_CHILD);
+    s = await serve({
+      'index.html': '<p>parent</p>\n',
+      'docs/index.html': '<p>parent docs</p>\n',
+      'docs/guide.html': '<p>parent guide</p>\n',
+      'docs/apis.html': '<p>parent apis</p>\n',
+      'docs/🔌api.yaml': `source: ${child}\n`,
+    });
+  });
+  after(() => s.close());
+
+  it("serves the child at /docs/api/ (/docs/api → 301, query kept); the parent's /docs/ routes keep answering", async () => {
+    const bare = await s.get('/docs/api?x=1');
+    assert.equal(bare.status, 301);
+    assert.equal(bare.headers.location, '/docs/api/?x=1');
+    const r = await s.get('/docs/api/');
+    assert.equal(r.status, 200);
+    assert.match(r.text, /<title>API<\/title>/);
+    assert.match((await s.get('/docs/')).text, /parent docs/);
+    assert.match((await s.get('/docs/guide')).text, /parent guide/);
+    assert.match((await s.get('/docs/apis')).text, /parent apis/, 'a name that only starts like the mount');
+    const docs = await s.get('/docs');
+    assert.equal(docs.status, 308);
+    assert.equal(docs.headers.location, '/docs/');
+  });
+
+  it("writes the child's links, redirects and error pages with the full prefix /docs/api", async () => {
+    const t = (await s.get('/docs/api/')).text;
+    assert.match(t, /<html data-base-href="\/docs\/api\/">/);
+    assert.match(t, /<a href="\/docs\/api\/about">About<\/a>/);
+    assert.match(t, /<link rel="stylesheet" href="\/docs\/api\/css\/site\.[0-9a-f]{8}\.css">/);
+    assert.match((await s.get('/docs/api/about')).text, /<a href="\/docs\/api\/">home<\/a>/);
+    const go = await s.get('/docs/api/go');
+    assert.equal(go.status, 302);
+    assert.equal(go.headers.location, '/docs/api/about');
+    const missing = await s.get('/docs/api/nope');
+    assert.equal(missing.status, 404);
+    assert.match(missing.text, /store: not found, <a href="\/docs\/api\/">home<\/a>/);
+    assert.equal((await s.get('/docs/api/_private')).status, 404);
+  });
+
+  it("writes root-absolute url(…) and @import of the child's .css for the mount; other URLs, comments and strings stay", async () => {
+    const css = await s.get('/docs/api/css/site.css');
+    assert.equal(css.status, 200);
+    assert.match(css.headers['content-type'] as string, /^text\/css/);
+    assert.equal(
+      css.text,
+      "@import '/docs/api/css/base.css';\n@import url(\"/docs/api/css/print.css\") print;\n/* url(/comment) */\nbody { background: url(/docs/api/img/a.svg) no-repeat; }\n" +
+        "@font-face { font-family: f; src: url('/docs/api/fonts/f.woff2') format('woff2'); }\n" +
+        "a { background: url(//cdn.example/x.png), url(https://example.com/y.png), url(rel.png), url(data:image/png;base64,AA==); content: 'url(/text)'; }\n",
+    );
+    // The same bytes at the fingerprinted URL the page links to, whose hash is that of the bytes served.
+    const href = /href="(\/docs\/api\/css\/site\.([0-9a-f]{8})\.css)"/.exec((await s.get('/docs/api/')).text)!;
+    const fingerprinted = await s.get(href[1]!);
+    assert.equal(fingerprinted.status, 200);
+    assert.equal(fingerprinted.text, css.text);
+    assert.equal(createHash('sha256').update(fingerprinted.body).digest('hex').slice(0, 8), href[2]);
+    // Made once at load: the same validator on every request.
+    assert.equal((await s.get('/docs/api/css/site.css')).headers.etag, css.headers.etag);
+  });
+
+  it('compiled .scss and an inlined private stylesheet are written for the mount too (the inline one before its hash)', async () => {
+    const scss = (await s.get('/docs/api/css/theme.scss')).text;
+    assert.match(scss, /url\("?\/docs\/api\/img\/b\.svg"?\)/);
+    assert.match(scss, /url\("?\/docs\/api\/img\/a\.svg"?\)/);
+    const page = await s.get('/docs/api/');
+    const style = /<style>([\s\S]*?)<\/style>/.exec(page.text);
+    assert.ok(style, page.text);
+    assert.equal(style[1], 'h1 { background: url(/docs/api/img/a.svg); }\n');
+    const hash = createHash('sha256').update(style[1]!).digest('base64');
+    assert.ok((page.headers['content-security-policy'] as string).includes(`'sha256-${hash}'`), page.headers['content-security-policy'] as string);
+  });
+});
+
+describe('mounts below the root: build errors', () => {
+  const child = writeApp({ 'index.html': '<p>child</p>\n' });
+  const errors = (files: Record<string, string>) =>
+    checkApp(writeApp(files))
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${d.file}: ${d.message}`);
+
+  it("a parent route at the mount's path, or under it, is an error at the mount file naming the parent's files", () => {
+    const e = errors({ 'docs/🔌api.yaml': `source: ${child}\n`, 'docs/api.html': '<p>x</p>\n', 'docs/api/x.css': 'p{}\n', 'docs/other.html': '<p>y</p>\n' });
+    assert.equal(e.length, 1, e.join('\n'));
+    assert.match(e[0]!, /^\/docs\/🔌api\.yaml: the nested site mounted at \/docs\/api\/ answers every URL under it and \/docs\/api itself, but this site's own files answer some of them: \/docs\/api\.html \(GET \/docs\/api\), \/docs\/api\/x\.css \(GET \/docs\/api\/x\.css\)/);
+    // At the root too: /store.html would never be reached.
+    const root = errors({ '🔌store.yaml': `source: ${child}\n`, 'store.html': '<p>x</p>\n' });
+    assert.match(root.join('\n'), /^\/🔌store\.yaml: the nested site mounted at \/store\/ [^\n]*\/store\.html \(GET \/store\)/);
+  });
+
+  it('a dynamic parent route beside the mount is fine; a mount in a private or dynamic directory, or inside another mount, is an error', () => {
+    assert.deepEqual(errors({ 'docs/🔌api.yaml': `source: ${child}\n`, 'docs/{page}.html': '<p>x</p>\n', 'docs/{page}🔗.yaml': 'values: [intro]\n' }), []);
+    assert.match(errors({ '_drafts/🔌api.yaml': `source: ${child}\n` }).join('\n'), /🔌api\.yaml cannot mount a site at \/_drafts\/api\/: \/_drafts\/ is a private directory/);
+    assert.match(
+      errors({ 'items/{item}/🔌api.yaml': `source: ${child}\n`, 'items/{item}/🔗.yaml': 'values: [a]\n' }).join('\n'),
+      /cannot mount a site at \/items\/\{item\}\/api\/: the directory \{item\} is dynamic/,
+    );
+    assert.match(
+      errors({ '🔌docs.yaml': `source: ${child}\n`, 'docs/🔌api.yaml': `source: ${child}\n` }).join('\n'),
+      /\/docs\/🔌api\.yaml: \/docs\/api\/ is inside the nested site \/docs\/ \(\/🔌docs\.yaml\)/,
+    );
+  });
+});
+
+describe('keys: in a mount file', () => {
+  let s: Served;
+  before(async () => {
+    const child = writeApp({ 'index.html': '<p>shop</p>\n' });
+    s = await serve({ '🔌shop.yaml': `source: ${child}\nkeys:\n  - api:stripe.com\n` });
+  });
+  after(() => s.close());
+
+  it('is accepted with a warning at its line saying it has no effect until REST connectors exist; the site serves', async () => {
+    const w = checkApp(s.dir).filter((d) => d.file === '/🔌shop.yaml');
+    assert.equal(w.length, 1);
+    assert.equal(w[0]!.severity, 'warning');
+    assert.equal(w[0]!.code, 'LW_APP_NESTED_SITE');
+    assert.equal(w[0]!.line, 2);
+    assert.match(w[0]!.message, /`keys:` has no effect yet: it lends credentials to the REST connectors of the nested site, which Laneway does not support yet/);
+    const r = await s.get('/shop/');
+    assert.equal(r.status, 200);
+    assert.match(r.text, /shop/);
   });
 });
 

@@ -167,3 +167,73 @@ test('serve --watch reloads on change and keeps the last good app when a change 
   child.kill('SIGTERM');
   assert.equal(await exited, 0);
 });
+
+test('serve --watch also reloads on changes in nested sites and local connectors outside the app, and in the sources file', async () => {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const URL = 'https://github.com/example/store.git#!v1';
+  const script = (src: string) => `script:\n  src: ${src}\n`;
+  // base/app (served), base/shop and base/clicky (outside it), base/laneway.sources.yaml.
+  const base = writeApp({
+    '/app/index.html': '<!doctype html>\n<html><head><title>t</title></head><body><clicky.com-script/></body></html>\n',
+    '/app/🔌.yaml': '- ../clicky\n',
+    '/app/🔌shop.yaml': 'source: ../shop\n',
+    '/shop/index.html': '<p>shop one</p>',
+    '/clicky/🎛.yaml': 'name: clicky.com\ntype: connector\n',
+    '/clicky/<>/script.yaml': script('https://one.example/c.js'),
+  });
+  const child = spawn(process.execPath, [BIN, 'serve', join(base, 'app'), '--port', '0', '--log', 'off', '--watch'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LANEWAY_SOURCES: '' } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const eventually = async (check: () => Promise<boolean> | boolean, what: string) => {
+    const started = Date.now();
+    while (!(await check())) {
+      if (Date.now() - started > 8000) throw new Error(`timed out waiting for ${what}\nstdout: ${out}\nstderr: ${err}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await eventually(() => /listening on/.test(out), 'the listening line');
+    const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1]);
+    const get = async (path: string) => (await rawRequest(port, 'GET', path)).text;
+    assert.match(await get('/shop/'), /shop one/);
+    assert.match(await get('/'), /<script src="https:\/\/one\.example\/c\.js"><\/script>/);
+
+    // A file of the mounted site (outside the app directory).
+    writeFileSync(join(base, 'shop/index.html'), '<p>shop two</p>');
+    await eventually(async () => /shop two/.test(await get('/shop/')), 'the nested site to reload');
+    // A tag definition of the local connector.
+    writeFileSync(join(base, 'clicky/<>/script.yaml'), script('https://two.example/c.js'));
+    await eventually(async () => /two\.example/.test(await get('/')), 'the connector to reload');
+
+    // A site mounted after start, by git URL: unmapped (an error; the last good app keeps serving),
+    // then mapped by the sources file next to the app; then its own files are watched too.
+    mkdirSync(join(base, 'store'));
+    writeFileSync(join(base, 'store/index.html'), '<p>store one</p>');
+    writeFileSync(join(base, 'app/🔌store.yaml'), `source: ${URL}\n`);
+    await eventually(() => /not in the local sources map[\s\S]*still serving the last version that compiled/.test(err), 'the unmapped source to be reported');
+    assert.match(await get('/shop/'), /shop two/);
+    writeFileSync(join(base, 'laneway.sources.yaml'), `sources:\n  "${URL}": store\n`);
+    await eventually(async () => /store one/.test(await get('/store/')), 'the sources file to be read again');
+    writeFileSync(join(base, 'store/index.html'), '<p>store two</p>');
+    await eventually(async () => /store two/.test(await get('/store/')), 'the newly mounted site to be watched');
+
+    // The data directory and other dot-directories are not the app: no reload.
+    const reloads = out.split('reloaded').length;
+    mkdirSync(join(base, 'app/.laneway'), { recursive: true });
+    writeFileSync(join(base, 'app/.laneway/scratch'), 'x');
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(out.split('reloaded').length, reloads, out);
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  }
+});
+
+test('--sources is listed in the help of serve and check', () => {
+  assert.match(run('serve', '--help').stdout, /--sources FILE\s+read the sources map from FILE/);
+  assert.match(run('check', '--help').stdout, /--sources FILE/);
+});

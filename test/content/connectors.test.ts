@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkApp, loadApp } from '../../src/app/index.js';
 import type { Diagnostic } from '../../src/diag/index.js';
-import { isSourceUrl, lookupSource, normalizeSourceUrl, parseSourceArgument, parseSourcesVariable, resolveSource, sourceName, sourcesFromCommandLine } from '../../src/content/sources.js';
+import { isSourceUrl, lookupSource, normalizeSourceUrl, parseSourceArgument, parseSourcesFile, parseSourcesVariable, resolveSource, sourceName, sourcesFromCommandLine } from '../../src/content/sources.js';
 import { launch, skip, violationRecordingPage, type Browser } from '../browser/chromium.js';
 import { rawRequest, serve, writeApp, type AppFiles, type Served } from '../helpers.js';
 
@@ -323,6 +323,154 @@ describe('laneway check and serve --source (needs npm run build)', () => {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
+    }
+  });
+});
+
+describe('the sources file: laneway.sources.yaml next to the app', () => {
+  const yaml = (entries: string) => `sources:\n${entries}`;
+  let base: string;
+  before(() => {
+    base = writeApp({ '/vendor/clicky.com/🎛.yaml': 'name: clicky.com\ntype: connector\n', '/not-a-dir': 'x' });
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('maps git URLs to directories relative to the file; a quoted key, ssh and scp-like URLs too', () => {
+    const text = yaml(`  ${URL_V1}: vendor/clicky.com\n  'https://github.com/o/two.git': ./vendor/clicky.com/\n  git@github.com:o/three.git: ${base}/vendor\n`);
+    const r = parseSourcesFile(text, base, '../laneway.sources.yaml');
+    assert.deepEqual(r.diagnostics, []);
+    assert.deepEqual(r.sources, {
+      [URL_V1]: join(base, 'vendor/clicky.com'),
+      'https://github.com/o/two.git': join(base, 'vendor/clicky.com'),
+      'git@github.com:o/three.git': join(base, 'vendor'),
+    });
+    assert.deepEqual(parseSourcesFile('', base, 'f').sources, {}, 'an empty file maps nothing');
+    assert.deepEqual(parseSourcesFile('sources:\n', base, 'f'), { sources: {}, diagnostics: [] });
+  });
+
+  it('a malformed file is an error at its line and column, naming the file (LW_CONTENT_SOURCES_FILE); the good entries are kept', () => {
+    const at = (text: string) => parseSourcesFile(text, base, '../laneway.sources.yaml').diagnostics.map((d) => `${d.severity} ${d.code} ${d.file}:${d.line}:${d.column} ${d.message}`);
+    assert.match(at('sources:\n  a: [b\n')[0]!, /^error LW_CONTENT_SOURCES_FILE \.\.\/laneway\.sources\.yaml:\d+:\d+ invalid YAML: /);
+    assert.match(at(`- ${URL_V1}\n`)[0]!, /^error LW_CONTENT_SOURCES_FILE \.\.\/laneway\.sources\.yaml:1:1 a sources file holds one key, `sources:`/);
+    assert.match(at(`source:\n  ${URL_V1}: vendor\n`)[0]!, /:1:1 unknown key "source": a sources file holds one key/);
+    assert.match(at(`sources: [${URL_V1}]\n`)[0]!, /:1:10 `sources:` is a map of git URLs to local directories/);
+    assert.match(at('sources:\n  vendor/clicky.com: vendor/clicky.com\n')[0]!, /:2:3 "vendor\/clicky\.com" is not a git URL/);
+    assert.match(at(`sources:\n  ${URL_V1}:\n`)[0]!, /:2:3 the directory of https:\/\/github\.com\/stacklane-registry\/clicky\.com\.git#!v1\.0\.1 is missing/);
+    assert.match(at(`sources:\n  ${URL_V1}: vendor/clicky.com\n  https://github.com/stacklane-registry/clicky.com#!v1.0.1: vendor\n`)[0]!, /:3:3 https:\/\/github\.com\/stacklane-registry\/clicky\.com#!v1\.0\.1 is the same source as/);
+    const missing = parseSourcesFile(yaml(`  https://h/ok.git: vendor\n  ${URL_V1}: vendor/nope\n  https://h/file.git: not-a-dir\n`), base, '../laneway.sources.yaml');
+    assert.deepEqual(missing.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}`), [`../laneway.sources.yaml:3:${3 + URL_V1.length + 2}`, '../laneway.sources.yaml:4:23']);
+    assert.equal(missing.diagnostics[0]!.message, `the directory vendor/nope of ${URL_V1} (${join(base, 'vendor/nope')}) does not exist: give a local copy of that repository, relative to the file's directory`);
+    assert.match(missing.diagnostics[1]!.message, /not-a-dir .* is not a directory/);
+    assert.deepEqual(missing.sources, { 'https://h/ok.git': join(base, 'vendor') });
+  });
+
+  it('precedence: --source flags, then LANEWAY_SOURCES, then the file (for the same repository and version)', () => {
+    const file = { [URL_V1]: '/file/v1', 'https://h/only-file.git': '/file/only' };
+    assert.deepEqual(sourcesFromCommandLine([], undefined, '/cwd', file), file);
+    assert.deepEqual(sourcesFromCommandLine([], `${URL_V1}=/env/v1`, '/cwd', file), { 'https://h/only-file.git': '/file/only', [URL_V1]: '/env/v1' });
+    assert.deepEqual(sourcesFromCommandLine([`https://github.com/stacklane-registry/clicky.com#!v1.0.1=flag`], `${URL_V1}=/env/v1`, '/cwd', file), {
+      'https://h/only-file.git': '/file/only',
+      'https://github.com/stacklane-registry/clicky.com#!v1.0.1': '/cwd/flag',
+    });
+  });
+});
+
+describe('laneway serve and check with a sources file (needs npm run build)', () => {
+  const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
+  const STORE_URL = 'https://github.com/example/store.git#!v2.0.0';
+  const OTHER_SRC = 'https://static.other-cdn.test/clicky.js';
+  const run = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, PORT: '', LANEWAY_SOURCES: '', ...env } });
+  let base: string;
+  let app: string;
+  before(() => {
+    // base/laneway.sources.yaml, base/app (the site), base/vendor/… (the local copies).
+    base = writeApp({
+      '/laneway.sources.yaml': `# next to the app, not in it\nsources:\n  ${URL_V1}: vendor/clicky.com\n  "${STORE_URL}": vendor/store\n`,
+      '/other.sources.yaml': `sources:\n  ${URL_V1}: vendor/clicky-other\n  "${STORE_URL}": vendor/store\n`,
+      '/app/🔌.yaml': `- ${URL_V1}\n`,
+      '/app/🔌store.yaml': `source: ${STORE_URL}\n`,
+      '/app/index.html': html('<clicky.com-script async/>'),
+      '/vendor/store/index.html': '<p>the store, from the sources file</p>\n',
+    });
+    app = join(base, 'app');
+    writeApp({ '/🎛.yaml': 'name: clicky.com\ntype: connector\n', '/<>/script.yaml': `script:\n  src: ${SCRIPT_SRC}\n` }, join(base, 'vendor/clicky.com'));
+    writeApp({ '/🎛.yaml': 'name: clicky.com\ntype: connector\n', '/<>/script.yaml': `script:\n  src: ${OTHER_SRC}\n` }, join(base, 'vendor/clicky-other'));
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  async function served(args: string[], env: Record<string, string>, use: (port: number) => Promise<void>): Promise<void> {
+    const child = spawn(process.execPath, [BIN, 'serve', app, '--port', '0', '--log', 'off', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LANEWAY_SOURCES: '', ...env } });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const port = await new Promise<number>((resolvePort, reject) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+        if (m) resolvePort(Number(m[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}${err}`)));
+    });
+    try {
+      await use(port);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+
+  it('serve reads ../laneway.sources.yaml: the connector tag expands and the nested site named by git URL is served', async () => {
+    await served([], {}, async (port) => {
+      assert.match((await rawRequest(port, 'GET', '/')).text, new RegExp(`<script src="${SCRIPT_SRC}" async></script>`));
+      assert.match((await rawRequest(port, 'GET', '/store/')).text, /the store, from the sources file/);
+    });
+  });
+
+  it('LANEWAY_SOURCES beats the file, and a --source flag beats both', async () => {
+    const other = join(base, 'vendor/clicky-other');
+    await served([], { LANEWAY_SOURCES: `${URL_V1}=${other}` }, async (port) => {
+      assert.match((await rawRequest(port, 'GET', '/')).text, new RegExp(`<script src="${OTHER_SRC}" async></script>`));
+      assert.equal((await rawRequest(port, 'GET', '/store/')).status, 200, 'the file still maps what the variable does not');
+    });
+    await served(['--source', `${URL_V1}=${join(base, 'vendor/clicky.com')}`], { LANEWAY_SOURCES: `${URL_V1}=${other}` }, async (port) => {
+      assert.match((await rawRequest(port, 'GET', '/')).text, new RegExp(`<script src="${SCRIPT_SRC}" async></script>`));
+    });
+  });
+
+  it('--sources FILE reads another file instead (relative to the working directory); a missing one is a usage error', async () => {
+    await served(['--sources', join(base, 'other.sources.yaml')], {}, async (port) => {
+      assert.match((await rawRequest(port, 'GET', '/')).text, new RegExp(`<script src="${OTHER_SRC}" async></script>`));
+    });
+    const r = spawnSync(process.execPath, [BIN, 'check', app, '--sources', 'other.sources.yaml'], { encoding: 'utf8', cwd: base, env: { ...process.env, LANEWAY_SOURCES: '' } });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.stdout, '0 errors, 0 warnings\n');
+    const missing = run(['check', app, '--sources', join(base, 'nope.yaml')]);
+    assert.equal(missing.status, 2);
+    assert.equal(missing.stderr, `laneway check: --sources ${join(base, 'nope.yaml')}: no such file\n`);
+  });
+
+  it('a malformed file: check lists it with the app (file:line:column, LW_CONTENT_SOURCES_FILE), exit 1; serve refuses to start', () => {
+    const dir = writeApp({
+      '/laneway.sources.yaml': `sources:\n  ${URL_V1}: vendor/missing\n`,
+      '/app/🔌.yaml': `- ${URL_V1}\n`,
+      '/app/index.html': html('<clicky.com-script async/>'),
+    });
+    try {
+      const r = run(['check', join(dir, 'app')]);
+      assert.equal(r.status, 1);
+      const lines = r.stdout.trim().split('\n');
+      assert.equal(lines[0], `../laneway.sources.yaml:2:${3 + URL_V1.length + 2}: the directory vendor/missing of ${URL_V1} (${join(dir, 'vendor/missing')}) does not exist: give a local copy of that repository, relative to the file's directory [LW_CONTENT_SOURCES_FILE]`);
+      assert.match(lines[1]!, /^index\.html:4:1: warning: <clicky\.com-script\/>: the connector clicky\.com is not available/);
+      assert.equal(lines[2], '1 error, 1 warning');
+      const s = run(['serve', join(dir, 'app'), '--port', '0']);
+      assert.equal(s.status, 1);
+      assert.match(s.stderr, /^\.\.\/laneway\.sources\.yaml:2:\d+: the directory vendor\/missing .*\[LW_CONTENT_SOURCES_FILE\]\n1 error, 0 warnings\n$/);
+      assert.doesNotMatch(s.stdout, /listening/);
+      writeFileSync(join(dir, 'laneway.sources.yaml'), 'sources:\n  - oops\n  bad: [\n');
+      assert.match(run(['routes', join(dir, 'app')]).stderr, /^\.\.\/laneway\.sources\.yaml:\d+:\d+: invalid YAML: .*\[LW_CONTENT_SOURCES_FILE\]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
