@@ -4,6 +4,7 @@
  * supplier index needs; the second compiles each one for real, checking its imports against
  * that index and reporting to the load's diagnostics.
  */
+import { parseFormFile } from '../forms/index.js';
 import { DiagnosticList } from '../diag/index.js';
 import { paramName } from '../router/index.js';
 import { compileScript } from '../script/index.js';
@@ -28,8 +29,16 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
   // Pass 1: exports and imports.
   const suppliers: Array<{ file: ClassifiedFile; info: SupplierFile; source: string }> = [];
   for (const f of files) {
-    if (f.kind !== 'supplier' && f.kind !== 'function-supplier' && f.kind !== 'html-supplier') continue;
+    if (f.kind !== 'supplier' && f.kind !== 'function-supplier' && f.kind !== 'html-supplier' && f.kind !== 'form-definition') continue;
     const source = tree.read(f.path) ?? '';
+    if (f.kind === 'form-definition') {
+      // 📤/⏳NewTask.yaml exports NewTask (a form type).
+      const base = f.name.slice('⏳'.length, -'.yaml'.length);
+      const level = f.dir.slice(0, f.dir.lastIndexOf('/'));
+      const info: SupplierFile = { path: f.path, level, base, kind: 'form-supplier', pinned: false, endpointSpecific: false, exports: [base], imports: [] };
+      suppliers.push({ file: f, info, source });
+      continue;
+    }
     const level = f.dir.slice(0, f.dir.lastIndexOf('/'));
     let base = f.name.slice(0, f.name.lastIndexOf('.'));
     if (base.startsWith('📌')) base = base.slice('📌'.length);
@@ -69,6 +78,13 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
     // An endpoint-specific supplier of a `{name}.html` page also sees that page's parameter.
     const fileParam = info.endpointSpecific ? paramName(info.base) : undefined;
     const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam));
+    if (info.kind === 'form-supplier') {
+      const data = modules.data;
+      const form = data ? parseFormFile(file.path, source, data.schema, ctx.diagnostics) : undefined;
+      if (!data) ctx.diagnostics.error('LW_FORM_MODEL', 'a form fills a model: define the model in /📦/ first (for example /📦/🌐Task.yaml)', file.path);
+      if (form && data) modules.code.set(info.path, { file: info, form, formType: data.addForm(info.path, form) });
+      continue;
+    }
     if (info.kind === 'html-supplier') {
       // The page pass runs before code generation: it marks the JSON escaping of data blocks.
       const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), prepare: (t) => ctx.csp.prepare(t) });

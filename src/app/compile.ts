@@ -10,7 +10,8 @@ import type { SourceTree } from '../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from './endpoint.js';
-import { effectsProblem, flashOf, settleVisitor } from './visitors.js';
+import { effectsProblem, settleVisitor } from './visitors.js';
+import { checkMailMessage, enqueueMail } from '../mail/index.js';
 import type { Flash } from '../session/index.js';
 import { compileEventsEndpoint } from './events.js';
 import type { AppOptions } from './options.js';
@@ -110,8 +111,10 @@ function pageReply(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAss
  */
 const SINGLE_USER_MODULES = new Set(['👤', 'form', 'form[]', 'form{}']);
 
-function isSingleUser(view: CompiledView): boolean {
-  return view.usesMessages || view.imports.some((i) => SINGLE_USER_MODULES.has(i.module));
+function isSingleUser(view: CompiledView, ctx: CompileContext, consumer: Consumer): boolean {
+  if (view.usesMessages || view.usesFormView || view.imports.some((i) => SINGLE_USER_MODULES.has(i.module))) return true;
+  // A form file's form (`{{% import {NewTask} from '📤' }}`).
+  return view.imports.some((i) => i.module === '📤' && ctx.modules.suppliers.resolve(consumer, i.name)?.supplier.kind === 'form-supplier');
 }
 
 /** Cache-Control of a rendered page (SPEC "Cache control", REFERENCE OQ-7). */
@@ -132,7 +135,7 @@ function renderView(
   status: number,
 ): Reply | Promise<Reply> {
   const scope = new RequestScope(ctx.modules, req);
-  const singleUser = isSingleUser(view);
+  const singleUser = isSingleUser(view, ctx, consumer);
   const finish = (out: RenderOutput): Reply => {
     // A value failed: an error answer, never the page cut off where it stopped.
     if (out.failed !== undefined) return renderFailure(out.failed, ctx, req);
@@ -244,7 +247,7 @@ function compileScriptEndpoint(
     const problem = effectsProblem(effects, req.method, file.path);
     if (problem) return failEffects(req, problem);
     const ok = isSuccess(answer);
-    return settleVisitor(scope, effects, flashOf(effects, outcome, answer, ok), ok, ctx.modules.log).then((headers) => withHeaders(reply(req, answer, outcome), headers));
+    return settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log).then((s) => withHeaders(reply(req, s.answer, outcome), s.headers));
   }
 
   function failEffects(req: RequestInfo, problem: { code: Code; message: string }): Reply {
@@ -279,6 +282,7 @@ function compileScriptEndpoint(
       return unavailable(req, (e as Error).message);
     }
     scope.dataRequest().session = tx.session;
+    scope.dataRequest().writer = tx.writer;
     let outcome: RunOutcome;
     try {
       outcome = await start(scope);
@@ -291,13 +295,22 @@ function compileScriptEndpoint(
     const ok = isSuccess(answer);
     if (!ok) {
       await tx.writer.rollback();
-      const headers = await settleVisitor(scope, effects, flashOf(effects, outcome, answer, ok), ok, ctx.modules.log);
-      return withHeaders(reply(req, answer, outcome), headers);
+      const settled = await settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log);
+      return withHeaders(reply(req, settled.answer, outcome), settled.headers);
     }
     const problem = effectsProblem(effects, req.method, file.path);
     if (problem) {
       await tx.writer.rollback();
       return failEffects(req, problem);
+    }
+    // E-mail joins the outbox in the request's transaction: sent only if the request commits.
+    if (effects?.emails.length) {
+      try {
+        for (const m of effects.emails) await enqueueMail(tx.writer, checkMailMessage({ to: m.to, subject: m.subject, text: m.text, ...(m.replyTo !== null && { replyTo: m.replyTo }) }), store.engine);
+      } catch (e) {
+        await tx.writer.rollback();
+        return failEffects(req, { code: e instanceof LanewayError ? e.code : 'LW_MAIL_INVALID', message: `${file.path}: ${(e as Error).message}` });
+      }
     }
     try {
       await tx.writer.commit();
@@ -309,8 +322,9 @@ function compileScriptEndpoint(
       }
       return unavailable(req, (e as Error).message, true);
     }
-    const headers = await settleVisitor(scope, effects, flashOf(effects, outcome, answer, ok), ok, ctx.modules.log);
-    return withHeaders(reply(req, answer, outcome), headers);
+    if (effects?.emails.length) void data!.mail?.kick();
+    const settled = await settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log);
+    return withHeaders(reply(req, settled.answer, outcome), settled.headers);
   }
 
   /** 503. At the commit the outcome is unknown (the connection may drop after the server committed). */

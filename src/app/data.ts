@@ -30,7 +30,11 @@ import { RichTextRenderer } from '../content/index.js';
 /** Loads of the process: keys of rich-text makers are unique per load. */
 let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
-import { loadSecret, Signer, VisitorStore, type VisitorContext } from '../session/index.js';
+import { loadSecret, Signer, VisitorStore, type Visitor, type VisitorContext } from '../session/index.js';
+import { defaultForm, readSubmission, type FormType } from '../forms/index.js';
+import { ensureMailTables, mailTransportFromEnv, MailWorker } from '../mail/index.js';
+import type { Writer } from '../store/index.js';
+import type { FieldMap } from './request-data.js';
 import type { App } from './load.js';
 
 export interface DataOptions {
@@ -42,16 +46,35 @@ export interface DataOptions {
   accept?: boolean;
   /** A nested site's data namespace (set by openAppData for mounted sites). */
   namespace?: string;
+  /** Where the mail worker reports (default: standard error). */
+  log?: { info(message: string): void; error(message: string, fields?: Record<string, unknown>): void };
+}
+
+/** What a form submission needs of its request (RequestScope fills it). */
+export interface FormRequest {
+  /** The body fields (read once). */
+  body(): FieldMap | Promise<FieldMap>;
+  /** `?_form=` of the request, or null. */
+  formId(): string | null;
+  visitor(): Visitor | undefined;
 }
 
 /** The per-request side: what the channel needs of the request that is running. */
 export interface DataRequest {
+  /** The request's write transaction (POST, PUT, DELETE scripts). */
+  writer?: Writer | undefined;
+  form?: FormRequest;
   session: DataSession | undefined;
   /** What the request is, for the read-only error ("a GET script"). */
   what: string;
   /** Model-backed path parameters selecting containers: model name → id. */
   containers: Record<string, string>;
 }
+
+const STDERR_LOG = {
+  info: (message: string) => process.stderr.write(`${message}\n`),
+  error: (message: string, fields?: Record<string, unknown>) => process.stderr.write(`error: ${message}${fields ? ' ' + JSON.stringify(fields) : ''}\n`),
+};
 
 /** How often expired visitor state is swept. */
 const SWEEP_MS = 10 * 60_000;
@@ -69,10 +92,20 @@ export class AppData {
   /** What scripts may name on each model (build-time checks, script/model-use.ts). */
   readonly shapes: ReadonlyMap<string, ModelShape>;
   store: AppStore | undefined;
+  /**
+   * Form types by key: `📦.Task` (every model's default form), `/📤/⏳NewTask.yaml` (form files,
+   * added by the loader); a group is `key#Group`.
+   */
+  readonly forms = new Map<string, FormType>();
   /** Sessions, flash messages and form states of the app's visitors (made when the store opens). */
   visitors: VisitorContext | undefined;
   #sweeper: NodeJS.Timeout | undefined;
+  /** The app sends e-mail (`'📧'`, notifications): its outbox worker runs while the store is open. */
+  sendsMail = false;
+  /** Delivers the outbox (started by `open` when the app sends e-mail). */
+  mail: MailWorker | undefined;
   readonly #requests = new WeakMap<object, DataRequest>();
+  readonly #formType: (key: string, groups: string[]) => unknown;
   /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
 
@@ -82,7 +115,13 @@ export class AppData {
     for (const m of schema.models.values()) for (const f of m.fields) if (!f.builtIn) names.add(f.name);
     for (const m of schema.embedded.values()) for (const f of m.fields) names.add(f.name);
     this.fieldNames = names;
-    this.shapes = new Map([...schema.models.values()].map((m) => [m.name, shapeOf(m)]));
+    this.shapes = new Map(
+      [...schema.models.values()].map((m) => {
+        const shape = shapeOf(m);
+        (shape.statics as Set<string>).add('Form'); // the default form, Task.Form
+        return [m.name, shape];
+      }),
+    );
     // Markdown fields render with their `render:` options; views get rich-text values (html(options), sections()…).
     const prefix = `📦#${++loads}:`;
     for (const m of [...schema.models.values(), ...schema.embedded.values()]) {
@@ -98,6 +137,8 @@ export class AppData {
     );
     this.namespace = installed.namespace;
     this.link = installed.link;
+    this.#formType = installed.formType;
+    for (const m of schema.models.values()) this.forms.set(`📦.${m.name}`, defaultForm(m));
   }
 
   /** Connects the store and applies the schema (throws StoreError LW_STORE_MIGRATION / UNAVAILABLE). */
@@ -114,6 +155,18 @@ export class AppData {
       await this.close();
       throw e;
     }
+    if (this.sendsMail) {
+      const engine = this.store.engine;
+      const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+      try {
+        await ensureMailTables(engine);
+        this.mail = new MailWorker(engine, { dataDir, transport: mailTransportFromEnv(process.env, dataDir), log: options.log ?? STDERR_LOG });
+        this.mail.start();
+      } catch (e) {
+        await this.close();
+        throw e;
+      }
+    }
     // Expired sessions, form states and used form ids are deleted every few minutes (by every
     // instance: the DELETE is idempotent).
     const sweep = () => void this.visitors?.store.sweep().catch(() => {});
@@ -127,6 +180,9 @@ export class AppData {
     this.visitors = undefined;
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
+    const mail = this.mail;
+    this.mail = undefined;
+    await mail?.stop();
     await s?.close();
   }
 
@@ -188,12 +244,79 @@ export class AppData {
           return this.#renderMarkdown(String(a), b);
         case 'ctx':
           return this.#request().containers;
+        case 'fs':
+          return this.#readForm(String(a), String(b), true, true);
+        case 'fr':
+          return this.#readForm(String(a), null, b === true, false);
         default:
           throw new Error(`unknown model channel operation ${op}`);
       }
     } catch (e) {
       throw toScriptError(e);
     }
+  }
+
+  /** A form file's type for scripts (`import {NewTask} from '📤'`), registered under `key`. */
+  addForm(key: string, form: FormType): unknown {
+    this.forms.set(key, form);
+    return this.#formType(key, [...form.groups.keys()]);
+  }
+
+  /** The form of `key` (`key#Group` for a group) and the key of its form state (the whole form's). */
+  form(key: string): { form: FormType; stateKey: string } | undefined {
+    const hash = key.indexOf('#');
+    if (hash === -1) {
+      const form = this.forms.get(key);
+      return form && { form, stateKey: key };
+    }
+    const group = this.forms.get(key.slice(0, hash))?.groups.get(key.slice(hash + 1));
+    return group && { form: group, stateKey: key.slice(0, hash) };
+  }
+
+  /**
+   * `Form.submit(record)` (`submit`), `Form.validate()`, `Form.get()`: checks the visitor's form
+   * state when the form requires one (marking it used in the request's transaction, so a replayed
+   * POST is refused), then reads the submission. Answers `[1, [[field, value]…], raw]` or, with
+   * messages, `[2, messages, raw]` (raw: the submitted texts by field, for the view to show again).
+   */
+  async #readForm(key: string, model: string | null, validate: boolean, submit: boolean): Promise<unknown> {
+    const found = this.form(key);
+    if (!found) throw new LanewayError('LW_HTTP_INTERNAL', `no form ${key}`, { status: 500 });
+    const { form, stateKey } = found;
+    if (model !== null && form.model !== model) {
+      throw new LanewayError('LW_MODEL_MEMBER', `the form ${form.name} fills a ${form.model}, not a ${model}`, { status: 500 });
+    }
+    const req = this.#request();
+    const hooks = req.form;
+    if (!hooks) throw new LanewayError('LW_HTTP_INTERNAL', 'forms are read by endpoint scripts', { status: 500 });
+    if (submit && form.requirePreviousState) {
+      const id = hooks.formId();
+      const visitor = hooks.visitor();
+      const ok = id !== null && req.writer !== undefined && visitor !== undefined && (await visitor.claimFormState(req.writer, id, stateKey));
+      if (!ok) {
+        throw new LanewayError(
+          'LW_SESSION_FORM_STATE',
+          id === null
+            ? 'This form was sent without its form state. Open the page with the form again and resend it.'
+            : 'This form has expired or was sent already. Open the page with the form again and resend it.',
+          { status: 400, expose: true },
+        );
+      }
+    }
+    const fields = await hooks.body();
+    const body = {
+      get: (name: string) => fields.get(name)?.[0] ?? null,
+      all: (name: string) => [...(fields.get(name) ?? [])],
+      has: (name: string) => fields.has(name),
+    };
+    const submission = readSubmission(form, body);
+    const raw: Record<string, unknown> = {};
+    for (const f of form.fields) {
+      const v = fields.get(f.path);
+      if (v !== undefined) raw[f.name] = v.length > 1 ? [...v] : v[0];
+    }
+    if (submission.messages.length && (validate || submit)) return [2, submission.messages, raw];
+    return [1, Object.entries(submission.values).filter(([name]) => !submission.messages.some((m) => m.field === `${form.model}_${name}`)), raw];
   }
 
   /** A value for a field (`item`: one entry of a list field). */

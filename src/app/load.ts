@@ -9,7 +9,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import path, { basename, resolve as resolvePath } from 'node:path';
-import { AssetCatalog, IMMUTABLE, PINNED } from '../assets/index.js';
+import { IMMUTABLE, PINNED } from '../assets/index.js';
 import { PolicyCompiler } from '../csp/index.js';
 import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
 import {
@@ -38,7 +38,7 @@ import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
 import { isPathUid, withModelParams, withStaticParams } from './model-params.js';
-import { mountEndpoint, mountReply, overrideProperties, readMounts, realDir, type MountSpec } from './mounts.js';
+import { checkMountRoutes, createCatalog, mountEndpoint, mountReply, overrideProperties, readMounts, realDir, type MountSpec } from './mounts.js';
 import { checkModelParams, STATIC_FIELD, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
 import type { AppOptions } from './options.js';
 
@@ -210,7 +210,8 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     list: (d) => tree.list(d),
   };
   const properties = readProperties(propertyTree, { locale: settings.locale, diagnostics, fileStatus: (p) => fileStatusOf(classified, p) });
-  const mounts = loadMounts(readMounts(files, tree, rootDir, opts.sources, diagnostics), rootDir, options, prerender, mount, diagnostics);
+  const mountSpecs = readMounts(files, tree, rootDir, opts.sources, diagnostics);
+  const mounts = loadMounts(mountSpecs, rootDir, options, prerender, mount, diagnostics);
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
   const staticContent = readStaticContent(tree, walked.files.map((f) => f.path), diagnostics);
   for (const name of staticContent.schema.models.keys()) {
@@ -219,7 +220,8 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
   checkModelParams(params, models, diagnostics, staticContent.schema);
   // Connectors of /🔌.yaml, through the local sources map: their tags expand in the page pass.
   const connectors = readConnectors(tree, { root: resolvePath(rootDir), sources: opts.sources, diagnostics });
-  const catalog = new AssetCatalog({
+  // A nested site's stylesheets are written for its mount (mounts.ts createCatalog).
+  const catalog = createCatalog({
     files: files.map((f) => ({
       path: f.path,
       public: !f.hidden,
@@ -232,7 +234,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     readBytes: (p) => readFileSync(byPath.get(p)!.abs),
     diagnostics,
     memoryLimit: opts.memoryLimit,
-  });
+  }, mount);
   try {
     const csp = new PolicyCompiler({
       settings: settings.csp,
@@ -249,6 +251,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
     const data = models.models.size || models.embedded.size || usesVisitorState(files, tree) ? new AppData(models) : undefined;
+    if (data) data.sendsMail = files.some((f) => f.kind === 'notification' || ((f.kind === 'script' || f.kind === 'supplier' || f.kind === 'function-supplier') && /['"]📧['"]/.test(tree.read(f.path) ?? '')));
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
     const pages = new Map<string, string>();
     for (const [key, def] of params) {
@@ -298,6 +301,10 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
         const css = catalog.body(file.path);
         if (css === undefined) continue;
         make = () => makeAsset(walkedFile, opts, css, 'text/css; charset=utf-8');
+      } else if (mount !== undefined && file.kind === 'static' && /\.css$/i.test(file.path) && walkedFile.size <= opts.memoryLimit) {
+        // A nested site's .css, its url(/…) written for the mount, once (mounts.ts mountCss).
+        const css = catalog.body(file.path);
+        make = (body) => makeAsset(walkedFile, opts, body ?? css);
       }
       if (pinned !== undefined) {
         const inner = make;
@@ -338,6 +345,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
       entries.push({ spec: { ...spec, file: served.file }, value: { kind: 'static', method: 'GET', pattern: formatPattern(spec), file: served.file, dir: served.file.slice(0, served.file.lastIndexOf('/')), handle: () => reply } });
     }
     reportConflicts(entries, diagnostics);
+    checkMountRoutes(mountSpecs, entries, diagnostics);
     addIndexRedirects(entries);
 
     // 6. Router and error pages.

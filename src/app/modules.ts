@@ -10,6 +10,7 @@ import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
 import { openScriptValue, ScriptBudget, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects } from '../script/index.js';
 import { secureContext, Visitor } from '../session/index.js';
+import { formView, type FormType, type FormViewValue } from '../forms/index.js';
 import type { CompiledView, RenderOutput } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
@@ -39,6 +40,9 @@ export interface SupplierCode {
   file: SupplierFile;
   script?: CompiledScript;
   view?: CompiledView;
+  /** A form file: its type, and the realm value scripts get (`NewTask.submit(task)`). */
+  form?: FormType;
+  formType?: unknown;
 }
 
 export interface ModuleSystem {
@@ -189,6 +193,41 @@ export class RequestScope {
     return this.#visitor ?? undefined;
   }
 
+  /** `?_form=` of the request: the form state a form view or submission continues from. */
+  formId(): string | null {
+    const id = (this.#query ??= parseQuery(this.req.query)).get('_form')?.[0];
+    return id && id.length <= 200 ? id : null;
+  }
+
+  /**
+   * A form as views read it: `view` (called with no argument, or a record or `{field: value}`
+   * to start from) gives the form instance — the state of `?_form=` when it is this visitor's,
+   * with its values and messages, else a fresh one whose id is bound to the visitor (starting
+   * its session); groups are members (`{{#SetupForm.OneForm.view}}`).
+   */
+  formViewType(key: string): Record<string, unknown> | undefined {
+    const data = this.#system.data;
+    const found = data?.form(key);
+    if (!data || !found) return undefined;
+    const type: Record<string, unknown> = Object.create(null);
+    type.view = (init?: unknown) => this.#formView(key, init);
+    for (const g of found.form.groups.keys()) type[g] = this.formViewType(`${key}#${g}`);
+    return Object.freeze(type);
+  }
+
+  #formView(key: string, init: unknown): FormViewValue | Promise<FormViewValue> {
+    const { form, stateKey } = this.#system.data!.form(key)!;
+    const visitor = this.visitor();
+    if (!visitor) throw new LanewayError('LW_SESSION_UNAVAILABLE', 'forms need the app\'s store, which is not open', { status: 503 });
+    const fresh = (): FormViewValue => formView(form, { id: visitor.formToken(stateKey), values: initialValues(form, init), invalid: false, ready: false });
+    const id = this.formId();
+    if (id === null) return fresh();
+    const state = visitor.formState(id, stateKey);
+    const show = (st: Awaited<typeof state>): FormViewValue =>
+      st ? formView(form, { id, values: st.values, messages: st.messages.filter((m) => m.type === 'error') as Array<{ type: 'error'; field: string; value: string }>, invalid: !st.ready, ready: st.ready }) : fresh();
+    return state instanceof Promise ? state.then(show) : show(state);
+  }
+
   /** Whether the request made its visitor (a session cookie may have to go out). */
   visitorTouched(): boolean {
     return this.#visitor !== undefined && this.#visitor !== null;
@@ -214,7 +253,16 @@ export class RequestScope {
       const m = def?.form === 'field' ? /^📦\.(\w+)\.\w+$/.exec(def.field) : null;
       if (m) containers[m[1]!] = this.req.paramIds?.get(p) ?? p.value;
     }
-    return (this.#data = { session: undefined, what: `a ${this.req.method} request`, containers });
+    return (this.#data = {
+      session: undefined,
+      what: `a ${this.req.method} request`,
+      containers,
+      form: {
+        body: () => this.#fields('form'),
+        formId: () => this.formId(),
+        visitor: () => this.visitor(),
+      },
+    });
   }
 
   #paramDef(p: ParamValue): ParamDefinition | undefined {
@@ -353,6 +401,7 @@ export class RequestScope {
       };
       return { [supplier.base]: render };
     }
+    if (code?.form) return { [supplier.base]: code.formType };
     if (!code?.script) throw new LanewayError('LW_SUPPLIER_MISSING', `the supplier ${supplier.path} did not compile`);
     // Its exports stay in the script realm: scripts of this request import them without a copy
     // (shared, as a module's exports are); views get a host copy (renderInput).
@@ -368,7 +417,18 @@ export class RequestScope {
   /** What a view (or HTML supplier) rendered in this request needs. */
   renderInput(consumer: Consumer, onError?: (info: { file: string; line: number; column: number; error: unknown }) => void) {
     return {
-      importValue: (m: string, n: string) => openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget()),
+      importValue: (m: string, n: string) => {
+        // Forms as views read them: a form file's (`📤`), a model's default form (`Task.Form`).
+        if (m === '📤') {
+          const p = this.#system.suppliers.resolve(consumer, n);
+          if (p?.supplier.kind === 'form-supplier') return this.formViewType(p.supplier.path);
+        }
+        const v = openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget());
+        if (m === '📦' && n !== '*' && v !== null && typeof v === 'object' && this.#system.data?.forms.has(`📦.${n}`)) {
+          return Object.freeze(Object.assign(Object.create(null), v, { Form: this.formViewType(`📦.${n}`) }));
+        }
+        return v;
+      },
       dev: this.#system.dev,
       globals: this.#globals ?? this.#system.globals,
       meter: (length: number) => this.budget().meterHost(length),
@@ -416,6 +476,10 @@ export function viewMemberChecker(system: Pick<ModuleSystem, 'data' | 'content'>
     if (!shape || !def || rest.length === 0) return true;
     const first = rest[0]!;
     if (!shape.statics.has(first)) return `${model} has no field or query "${first}"`;
+    // The default form: {{#Task.Form.view as form}}.
+    if (first === 'Form' && module === '📦' && !def.fields.some((f) => f.name === 'Form')) {
+      return rest.length === 1 || rest[1] === 'view' ? true : `a view reads ${model}.Form.view (the form instance); not "${rest[1]}"`;
+    }
     const field = def.fields.find((f) => f.name === first && !f.builtIn);
     const second = rest[1];
     if (second === undefined) return true;
@@ -447,3 +511,18 @@ export function withPropertyChecks(
 }
 
 type ViewMemberCheck = (module: string, name: string, segs: readonly string[], call?: { args: number; named: readonly string[] }) => true | string | { code: Code; message: string };
+
+/** The values a form view starts from: a record (its readable fields) or `{field: value}`. */
+function initialValues(form: FormType, init: unknown): Record<string, unknown> | undefined {
+  const values: Record<string, unknown> = {};
+  // An options field with `init: true` starts at its first value, as a new record would.
+  for (const f of form.fields) if (f.definition.type === 'options' && f.definition.init === true && f.definition.values?.length) values[f.name] = f.definition.values[0]!.value;
+  if (init === null || typeof init !== 'object') return values;
+  const source = init as Record<string, unknown>;
+  for (const f of form.fields) {
+    const v = source[f.name];
+    if (v === undefined || typeof v === 'function') continue;
+    values[f.name] = v !== null && typeof v === 'object' && !Array.isArray(v) && 'value' in v ? (v as { value: unknown }).value : v;
+  }
+  return values;
+}

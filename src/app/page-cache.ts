@@ -23,7 +23,7 @@ const MAX_BYTES = 64 * 1024 * 1024;
 
 /** Whether a view's output is fixed at load for a given path (see the top of this file). */
 export function isContentPage(view: CompiledView): boolean {
-  if (view.usesMessages) return false;
+  if (view.usesMessages || view.usesFormView) return false;
   return view.imports.every((i) => PURE_MODULES.has(i.module) || (i.module === '🔗' && i.name !== 'Request' && i.name !== '*'));
 }
 

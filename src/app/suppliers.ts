@@ -20,7 +20,8 @@ export interface SupplierFile {
   level: string;
   /** File name without extension, `📌` and `{}`. */
   base: string;
-  kind: 'supplier' | 'function-supplier' | 'html-supplier';
+  /** `form-supplier`: a form file `📤/⏳Name.yaml`, exporting `Name`. */
+  kind: 'supplier' | 'function-supplier' | 'html-supplier' | 'form-supplier';
   pinned: boolean;
   /** Visible only to the endpoint with this route name at `level`. */
   endpointSpecific: boolean;

@@ -57,29 +57,49 @@ export function flashOf(effects: RequestEffects | undefined, outcome: RunOutcome
 }
 
 /**
- * After the commit (or the rollback): writes the cookies of a successful request and leaves the
- * flash for the next page. Returns the answer's `Set-Cookie` headers. A flash that cannot be
- * stored (the database went away) is logged, not fatal: the request's own work is done.
+ * After the commit (or the rollback): writes the cookies of a successful request, leaves the
+ * flash for the next page, and stores the form state a `Redirect….invalid($ModelInvalid)` carries
+ * (its id goes on the redirect as `?_form=`, REFERENCE OQ-9). Returns the answer (its location
+ * changed for a form state) and its `Set-Cookie` headers. A flash that cannot be stored (the
+ * database went away) is logged, not fatal: the request's own work is done.
  */
 export async function settleVisitor(
   scope: RequestScope,
   effects: RequestEffects | undefined,
-  flash: Flash | undefined,
+  outcome: RunOutcome,
+  answer: ScriptResponse,
   ok: boolean,
   log: (message: string, fields: Record<string, unknown>) => void,
-): Promise<ReplyHeaders | undefined> {
+): Promise<{ answer: ScriptResponse; headers: ReplyHeaders | undefined }> {
   const visitor = scope.visitor();
-  if (!visitor) return undefined;
+  if (!visitor) return { answer, headers: undefined };
   if (ok && effects) {
     for (const c of effects.cookies) visitor.setCookie({ name: c.name!, value: c.value, ...(c.days !== null && { days: c.days }), invalidate: c.invalidate });
   }
-  if (flash) {
-    try {
-      await visitor.leave(flash);
-    } catch (e) {
-      log(`the messages for the visitor's next page could not be stored: ${(e as Error).message}`, { id: scope.req.id, code: 'LW_SESSION_UNAVAILABLE' });
+  const flash = flashOf(effects, outcome, answer, ok);
+  try {
+    if (flash) await visitor.leave(flash);
+    const invalid = answer.kind === 'redirect' ? redirectOf(outcome)?.formError : undefined;
+    if (invalid && answer.kind === 'redirect') {
+      const stateKey = invalid.key.includes('#') ? invalid.key.slice(0, invalid.key.indexOf('#')) : invalid.key;
+      const id = await visitor.saveFormState(stateKey, invalid.values, invalid.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), false);
+      answer = { ...answer, location: withFormId(answer.location, id) };
     }
+  } catch (e) {
+    log(`the visitor's messages or form state could not be stored: ${(e as Error).message}`, { id: scope.req.id, code: 'LW_SESSION_UNAVAILABLE' });
   }
   const cookies = visitor.setCookieHeaders();
-  return cookies ? { 'Set-Cookie': cookies } : undefined;
+  return { answer, headers: cookies ? { 'Set-Cookie': cookies } : undefined };
+}
+
+/** `/a?x=1#h` → `/a?x=1&_form=id#h` (a `_form` already there is replaced). */
+function withFormId(location: string, id: string): string {
+  const hash = location.indexOf('#');
+  const head = hash === -1 ? location : location.slice(0, hash);
+  const tail = hash === -1 ? '' : location.slice(hash);
+  const q = head.indexOf('?');
+  const path = q === -1 ? head : head.slice(0, q);
+  const params = (q === -1 ? '' : head.slice(q + 1)).split('&').filter((p) => p !== '' && !p.startsWith('_form='));
+  params.push(`_form=${encodeURIComponent(id)}`);
+  return `${path}?${params.join('&')}${tail}`;
 }

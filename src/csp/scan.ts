@@ -53,7 +53,7 @@ export type NodeLike =
   | { type: 'section'; start: number; end: number; body: NodeLike[] }
   | { type: 'block'; start: number; end: number; body: NodeLike[]; name: string; indent: string | null }
   | { type: 'parent'; start: number; end: number; name: string; dynamic?: unknown; indent: string | null; blocks: ReadonlyArray<{ name: string; body: NodeLike[] }> }
-  | { type: 'var'; start: number; end: number; raw: boolean; escape?: JsonEscape }
+  | { type: 'var'; start: number; end: number; raw: boolean; escape?: JsonEscape; attributes?: true; expr?: { kind: string; root?: string; segs?: readonly string[] } }
   | { type: 'pragma'; start: number; end: number; name: string; escape?: JsonEscape }
   | { type: 'partial'; start: number; end: number; name: string; dynamic?: unknown; indent: string | null };
 
@@ -609,6 +609,13 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
           continue;
         }
         const inside = quoted.find((a) => i >= a.valueStart && i < a.valueEnd);
+        if (inside === undefined && isFormAttributes(n) && where(i) === 'between') {
+          // {{{input.attributes}}} of a form control (REFERENCE 6.9.9): Laneway writes that text, a
+          // fixed set of attributes (type, value, required, …) with escaped values, never a handler;
+          // the view prints nothing else there (VarNode.attributes).
+          (n as Extract<NodeLike, { type: 'var' }>).attributes = true;
+          continue;
+        }
         if (inside === undefined) {
           error('LW_CSP_TAG_IN_TAG', 'a value tag inside a start tag but outside a quoted attribute value: data would name the element or an attribute, or add attributes; write the attribute and quote its value (class="{{kind}}"), or choose among literal attributes with a section ({{#open}}open{{/open}})', i);
         } else if (inside.name === 'srcdoc') {
@@ -873,3 +880,12 @@ const INLINE_DROPPED: Record<'script' | 'style', Set<string>> = {
   script: new Set(['src', 'integrity', 'crossorigin', 'referrerpolicy', 'fetchpriority', 'defer', 'charset']),
   style: new Set(['rel', 'href', 'integrity', 'crossorigin', 'referrerpolicy', 'fetchpriority', 'type', 'as', 'disabled']),
 };
+
+/** `{{{input.attributes}}}`, `{{{form.title.textarea.attributes}}}`: a form control's attribute text, printed raw. */
+function isFormAttributes(n: NodeLike): boolean {
+  if (n.type !== 'var' || !n.raw) return false;
+  const e = n.expr;
+  if (e?.kind !== 'path' || e.root === undefined || e.segs === undefined) return false;
+  const segs = [e.root, ...e.segs];
+  return segs.length >= 2 && segs[segs.length - 1] === 'attributes' && ['input', 'textarea', 'selectOne', 'selectMany'].includes(segs[segs.length - 2]!);
+}

@@ -715,6 +715,8 @@ const buildModel = (app, d) => {
       if (!hasOwn(M, local)) defProp(M, local, { value: buildEmbeddedCtor(app, app.embedded.get(f.emb)), enumerable: true });
     }
   }
+  // Its default form (REFERENCE 6.9): Task.Form.submit(task). Not enumerable: views get theirs from the host.
+  if (!app.static && !hasOwn(M, 'Form')) defProp(M, 'Form', { value: makeFormType(app, '📦.' + d.name, []), enumerable: false });
   app.ns[d.name] = freeze(M);
   MODEL_CLASSES.add(M);
   d.M = M;
@@ -875,6 +877,50 @@ const fluent = (o, k, ...args) => {
   return apply(fn, o, args);
 };
 const APPS = new OWeakMap();
+
+// Form types (REFERENCE 6.9): what a script does with a form. The host holds the form's definition
+// (src/forms), checks the visitor's form state and reads the submission; here, the values are set
+// on the record through its setters, so every field check of the model applies.
+const FORMERR = new OWeakMap(); // $ModelInvalid of a form -> { key, values } (for Redirect.invalid)
+const formInvalid = (key, messages, values) => {
+  const list = [];
+  for (let i = 0; i < messages.length; i++) push(list, freeze({ type: OString(messages[i].type), field: OString(messages[i].field), value: OString(messages[i].value) }));
+  const e = modelError(2, list.length ? list[0].value : 'invalid', { field: list.length ? list[0].field : null, messages: freeze(list) });
+  FORMERR.set(e, { key: key, values: values });
+  return e;
+};
+const submitForm = (app, key, inst) => {
+  if (!INST.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
+  return pt(app.ch('fs', key, ISTATE(inst).d.name), (r) => {
+    if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
+    const pairs = r[1];
+    try {
+      for (let i = 0; i < pairs.length; i++) inst[pairs[i][0]] = pairs[i][1];
+    } catch (e) {
+      if (isModelError(e, 2) && !FORMERR.has(e)) FORMERR.set(e, { key: key, values: r[2] });
+      throw e;
+    }
+    return undefined;
+  });
+};
+const readForm = (app, key, validate) => pt(app.ch('fr', key, validate), (r) => {
+  if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
+  const o = {};
+  const pairs = r[1];
+  for (let i = 0; i < pairs.length; i++) o[pairs[i][0]] = pairs[i][1];
+  defProp(o, 'submit', { value: (inst) => submitForm(app, key, inst) });
+  return freeze(o);
+});
+const makeFormType = (app, key, groups) => {
+  const F = {};
+  defProp(F, 'submit', { value: (inst) => submitForm(app, key, inst), enumerable: true });
+  defProp(F, 'validate', { value: () => readForm(app, key, true), enumerable: true });
+  defProp(F, 'get', { value: () => readForm(app, key, false), enumerable: true });
+  for (let i = 0; i < groups.length; i++) defProp(F, groups[i], { value: makeFormType(app, key + '#' + groups[i], []), enumerable: true });
+  return freeze(F);
+};
+const formType = (ns, key, groups) => { const app = APPS.get(ns); if (app === undefined) throw new OTypeError('forms need models'); return makeFormType(app, key, groups); };
+const formErrorInfo = (e) => { const f = FORMERR.get(e); if (f === undefined) return undefined; return { key: f.key, values: f.values, messages: e.messages }; };
 const modelLink = (ns, model, id) => { const app = APPS.get(ns); if (app === undefined || !app.models.has(model)) throw new OTypeError('no model ' + model); return makeLink(app, model, id); };
 const installModels = (desc, ch) => {
   const app = new App(desc, ch);

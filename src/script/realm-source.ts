@@ -1155,6 +1155,8 @@ return freeze({
   modelLink: modelLink,
   modelErrorInfo: modelErrorInfo,
   takeEffects: takeEffects,
+  formType: formType,
+  formErrorInfo: formErrorInfo,
   Email: Email,
   Cookie: Cookie,
   viewValue: viewValue,

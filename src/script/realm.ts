@@ -74,6 +74,10 @@ export interface RealmKit {
   modelErrorInfo(e: unknown): { kind: 'notFound' | 'invalid'; message: string; messages: unknown } | undefined;
   /** The visitor effects a request's scripts recorded (realm-visitor.ts), taken once. */
   takeEffects(b: RealmBudget): RequestEffects | undefined;
+  /** A form type for scripts (realm-models.ts): `submit`, `validate`, `get`, and one per group. */
+  formType(ns: Record<string, unknown>, key: string, groups: string[]): object;
+  /** The form and submitted values a form's $ModelInvalid carries (for `Redirect.invalid`). */
+  formErrorInfo(e: unknown): { key: string; values: unknown; messages: unknown } | undefined;
   /** The `Email` builder of `'📧'` and the `Cookie` class (also importable from `'🍪'`). */
   Email: object;
   Cookie: object;
@@ -568,6 +572,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
         messages,
         failed: rs.failed,
         invalid: toHost(rs.invalid, limits, state),
+        formError: formErrorOf(rs.invalid),
         form: toHost(rs.form, limits, state),
       });
     }
@@ -882,12 +887,16 @@ export function registerRichText(key: string, make: (text: string) => unknown): 
  * the host function every query, write and value check goes through. Returns `'📦'`: each model
  * (and global embedded type) as a shared realm value.
  */
-export function installModels(descriptor: unknown, channel: (...args: unknown[]) => unknown): { namespace: Record<string, unknown>; link(model: string, id: string): unknown } {
+export function installModels(descriptor: unknown, channel: (...args: unknown[]) => unknown): { namespace: Record<string, unknown>; link(model: string, id: string): unknown; formType(key: string, groups: string[]): unknown } {
   const { kit } = getRealm();
   const ns = kit.models(toRealm(descriptor), toRealm(channel) as RealmFunction);
   const out: Record<string, unknown> = Object.create(null);
   for (const k of Object.keys(ns)) out[k] = shareValue(ns[k], '/📦');
-  return { namespace: out, link: (model, id) => shareValue(kit.modelLink(ns, model, id), '/🔗') };
+  return {
+    namespace: out,
+    link: (model, id) => shareValue(kit.modelLink(ns, model, id), '/🔗'),
+    formType: (key, groups) => shareValue(kit.formType(ns, key, toRealm(groups) as string[]), key),
+  };
 }
 
 /** What a request's scripts asked for besides their answer (realm-visitor.ts): plain data. */
@@ -909,6 +918,27 @@ export function takeEffects(budget: ScriptBudget): RequestEffects | undefined {
     cookies: Array.from(e.cookies, (c) => ({ name: c.name === null ? null : String(c.name), value: String(c.value), days: c.days === null ? null : Number(c.days), invalidate: c.invalidate === true })),
     emails: Array.from(e.emails, (m) => ({ to: Array.from(m.to, String), subject: String(m.subject), text: String(m.text), replyTo: m.replyTo === null ? null : String(m.replyTo) })),
   };
+}
+
+/**
+ * The form and the submitted values a form's $ModelInvalid carries, as host data, when `e` (a
+ * realm value, `Redirect….invalid(e)`) is one; messages as `{type, field, value}`.
+ */
+export function formErrorOf(e: unknown): { key: string; values: Record<string, unknown>; messages: Array<{ type: string; field: string; value: string }> } | undefined {
+  const info = getRealm().kit.formErrorInfo(e);
+  if (!info) return undefined;
+  const values: Record<string, unknown> = {};
+  const raw = info.values as Record<string, unknown> | null;
+  if (raw) for (const k of Object.keys(raw)) values[k] = hostData(raw[k]);
+  const messages = Array.from(info.messages as ArrayLike<{ type: unknown; field: unknown; value: unknown }>, (m) => ({ type: String(m.type), field: String(m.field), value: String(m.value) }));
+  return { key: String(info.key), values, messages };
+}
+
+/** Strings, numbers, booleans, null and arrays of them, copied out of the realm; anything else becomes null. */
+function hostData(v: unknown): unknown {
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (Array.isArray(v)) return Array.from(v as unknown[], (x) => (x === null || typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? x : null));
+  return null;
 }
 
 /** The realm values of `'📧'` (Email) and `Cookie` of `'🍪'`, shared like the models. */

@@ -5,6 +5,12 @@
 
 export type FlashType = 'success' | 'info' | 'warning' | 'error';
 
+export interface RedirectFormError {
+  key: string;
+  values: Record<string, unknown>;
+  messages: Array<{ type: string; field: string; value: string }>;
+}
+
 export interface FlashMessage {
   type: FlashType;
   value: string;
@@ -23,6 +29,8 @@ export class ScriptRedirect {
   readonly failed: boolean;
   readonly invalid: unknown;
   readonly form: unknown;
+  /** The form state `.invalid($ModelInvalid)` carries when the error came from a form: the form's key, the submitted texts, the messages. */
+  readonly formError: RedirectFormError | undefined;
 
   constructor(init: {
     path: string;
@@ -32,6 +40,7 @@ export class ScriptRedirect {
     failed?: boolean;
     invalid?: unknown;
     form?: unknown;
+    formError?: RedirectFormError | undefined;
   }) {
     this.path = init.path;
     this.query = Object.freeze((init.query ?? []).map(([k, v]) => Object.freeze([k, v] as const)));
@@ -40,6 +49,7 @@ export class ScriptRedirect {
     this.failed = init.failed ?? false;
     this.invalid = init.invalid;
     this.form = init.form;
+    this.formError = init.formError;
     Object.freeze(this);
   }
 

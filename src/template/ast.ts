@@ -65,6 +65,11 @@ export interface VarNode extends NodeBase {
   expr: Expr;
   raw: boolean;
   escape?: JsonEscape;
+  /**
+   * Set by the page pass for `{{{input.attributes}}}` between the attributes of a start tag (a
+   * form control's attribute text): only web-safe text made by Laneway is printed there.
+   */
+  attributes?: true;
 }
 
 /** `{{#x}}…{{/x}}` or `{{^x}}…{{/x}}`, with the view extensions. */

@@ -62,7 +62,7 @@ const NO_SEGS: readonly string[] = [];
 const HELPERS = [
   'aliasEdge', 'block', 'call0', 'choose', 'current', 'declare', 'dynamicPartial', 'edge', 'escapeHtml', 'follow',
   'followPlain', 'imported', 'inverted', 'invoke', 'isThenable', 'lambdaSection', 'lambdaValue', 'look', 'lookPlain',
-  'MISS', 'out', 'outJson', 'outPlain', 'pageValue', 'parent', 'partial', 'section', 'sectionPlain', 'setVar', 'str', 'test',
+  'MISS', 'out', 'outAttributes', 'outJson', 'outPlain', 'pageValue', 'parent', 'partial', 'section', 'sectionPlain', 'setVar', 'str', 'test',
 ];
 
 interface Fn {
@@ -237,7 +237,9 @@ class Generator {
       case 'var': {
         if (view) L.push(`S.p = ${this.pos(node.start)};`);
         this.value(fn, node.expr, 'v');
-        if (view && node.escape !== undefined) {
+        if (view && node.attributes) {
+          this.resume(fn, 'outAttributes(S, v)');
+        } else if (view && node.escape !== undefined) {
           this.resume(fn, `outJson(S, v, ${node.escape === 'json-string'})`);
         } else if (view) {
           this.resume(fn, `out(S, v, ${node.raw})`, 'if (typeof v === "string") S.s += escapeHtml(v); else if (typeof v === "number") S.s += v; else ');

@@ -488,6 +488,20 @@ export function jsonValue(v: unknown): string {
  * Writes a value inside a JSON data block (views): `inString`, as the body of the string it
  * stands in; otherwise as a whole JSON value.
  */
+/**
+ * `{{{input.attributes}}}` between the attributes of a start tag: web-safe text only (a form
+ * control's attributes, made by Laneway). Anything else — a string from data above all, which
+ * could add an attribute even escaped — prints nothing there.
+ */
+export function outAttributes(S: RenderState, v: unknown): void | Promise<void> {
+  if (isThenable(v)) return Promise.resolve(v).then((x) => outAttributes(S, x));
+  const markup = v instanceof WebSafe ? v.html : v !== null && typeof v === 'object' ? safeMarkup(v) : undefined;
+  // And only a list of attributes with double-quoted values: nothing that could end the tag.
+  if (markup !== undefined && ATTRIBUTE_LIST.test(markup)) S.s += markup;
+}
+
+const ATTRIBUTE_LIST = /^(?:\s*[a-z][a-z0-9-]*(?:="[^"<>]*")?)*\s*$/;
+
 export function outJson(S: RenderState, v: unknown, inString: boolean): void | Promise<void> {
   if (isThenable(v)) return Promise.resolve(v).then((x) => outJson(S, x, inString));
   S.s += inString ? jsonStringBody(safeMarkup(v) ?? str(v)) : jsonValue(v);

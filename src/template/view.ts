@@ -138,6 +138,8 @@ export interface CompiledView {
   cacheSeconds: { literal: number } | { variable: string } | undefined;
   /** Renders `Messages.*` (a single-user page, for Cache-Control). */
   usesMessages: boolean;
+  /** Reads a model's default form (`Task.Form.view`): a single-user page too. */
+  usesFormView: boolean;
   /** `{{% Network-First }}` / `{{% Stale-While-Revalidate }}`, when present. */
   strategy: string | undefined;
   /** The parse trees of the view and of every file it uses, view first. */
@@ -636,6 +638,11 @@ function closure(unit: Unit): Unit[] {
   return all;
 }
 
+function usesFormView(units: readonly Unit[]): boolean {
+  const check = (e: Expr): boolean => e.kind === 'path' && (e.segs.some((x, i) => x === 'view' && e.segs[i - 1] === 'Form') || e.args.some(check) || e.named.some((n) => check(n.value)));
+  return units.some((u) => expressionsOf(u.nodes).some(check) || u.decls.some((d) => check(d.expr)));
+}
+
 function usesMessages(units: readonly Unit[]): boolean {
   const check = (e: Expr): boolean => e.kind === 'path' && (e.root === 'Messages' || e.args.some(check) || e.named.some((n) => check(n.value)));
   for (const u of units) {
@@ -711,6 +718,7 @@ export function compileView(file: string, source: string, options: ViewCompileOp
     files: [...files],
     cacheSeconds,
     usesMessages: usesMessages(units),
+    usesFormView: usesFormView(units),
     strategy: units.find((u) => u.strategy !== undefined)?.strategy,
     templates: units.map(templateOf),
     directories: [...new Set(units.flatMap((u) => u.directories))],
