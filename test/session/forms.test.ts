@@ -119,3 +119,23 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('an HTML supplier called with a form field (issue 11, item 7)', () => {
+  it('receives the field as `this` and prints its control', async () => {
+    const s = await serve({
+      '📦/🌐Contact.yaml': 'firstName: string\nlastName:\n  type: string\n  optional: true\n',
+      '📤/InputControl.html': '<!--TEMPLATE mustache-->\n<label>{{this.label}} <input name="{{this.path}}" {{{this.input.attributes}}}></label>\n',
+      'index.html':
+        "<!--TEMPLATE mustache-->\n<!doctype html><html><head><title>x</title>{{% import {Contact} from '📦' }}{{% import {InputControl} from '📤' }}</head><body>\n" +
+        '{{#Contact.Form.view as form}}<form action="/c?_form={{form.id}}" method="POST">{{{ InputControl form.firstName }}}{{{ InputControl form.lastName }}}</form>{{/Contact.Form.view}}\n</body></html>\n',
+    });
+    try {
+      const page = await s.get('/');
+      assert.equal(page.status, 200);
+      assert.match(page.text, /<label>First Name <input name="Contact_firstName" type="text" required maxlength="100"><\/label>/);
+      assert.match(page.text, /<label>Last Name <input name="Contact_lastName" type="text" maxlength="100"><\/label>/);
+    } finally {
+      await s.close();
+    }
+  });
+});
