@@ -48,8 +48,7 @@ export function redirectOf(outcome: RunOutcome): ScriptRedirect | undefined {
 }
 
 /** What the request leaves for the visitor's next page. */
-export function flashOf(effects: RequestEffects | undefined, outcome: RunOutcome, answer: ScriptResponse, ok: boolean): Flash | undefined {
-  const redirect = answer.kind === 'redirect' || answer.kind === 'reroute' ? redirectOf(outcome) : undefined;
+function flashOf(effects: RequestEffects | undefined, redirect: ScriptRedirect | undefined, answer: ScriptResponse, ok: boolean): Flash | undefined {
   const messages = [...(ok || answer.kind === 'redirect' ? effects?.messages ?? [] : []), ...(redirect?.messages ?? [])];
   const data = ok || answer.kind === 'redirect' ? effects?.data ?? {} : {};
   if (!messages.length && !Object.keys(data).length) return undefined;
@@ -76,10 +75,12 @@ export async function settleVisitor(
   if (ok && effects) {
     for (const c of effects.cookies) visitor.setCookie({ name: c.name!, value: c.value, ...(c.days !== null && { days: c.days }), invalidate: c.invalidate });
   }
-  const flash = flashOf(effects, outcome, answer, ok);
+  // The redirect (copied out of the realm once): its messages, and the form state `.invalid(…)` carries.
+  const redirect = answer.kind === 'redirect' || answer.kind === 'reroute' ? redirectOf(outcome) : undefined;
+  const flash = flashOf(effects, redirect, answer, ok);
   try {
     if (flash) await visitor.leave(flash);
-    const invalid = answer.kind === 'redirect' ? redirectOf(outcome)?.formError : undefined;
+    const invalid = answer.kind === 'redirect' ? redirect?.formError : undefined;
     if (invalid && answer.kind === 'redirect') {
       const stateKey = invalid.key.includes('#') ? invalid.key.slice(0, invalid.key.indexOf('#')) : invalid.key;
       const id = await visitor.saveFormState(stateKey, invalid.values, invalid.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), false);
