@@ -304,9 +304,11 @@ function compileScriptEndpoint(
       return failEffects(req, problem);
     }
     // E-mail joins the outbox in the request's transaction: sent only if the request commits.
-    if (effects?.emails.length) {
+    const mails = (effects?.emails.length ?? 0) + (effects?.notifications.length ?? 0);
+    if (mails) {
       try {
-        for (const m of effects.emails) await enqueueMail(tx.writer, checkMailMessage({ to: m.to, subject: m.subject, text: m.text, ...(m.replyTo !== null && { replyTo: m.replyTo }) }), store.engine);
+        for (const m of effects!.emails) await enqueueMail(tx.writer, checkMailMessage({ to: m.to, subject: m.subject, text: m.text, ...(m.replyTo !== null && { replyTo: m.replyTo }) }), store.engine);
+        for (const n of effects!.notifications) await enqueueMail(tx.writer, data!.notificationMessage(n.name, n.values), store.engine);
       } catch (e) {
         await tx.writer.rollback();
         return failEffects(req, { code: e instanceof LanewayError ? e.code : 'LW_MAIL_INVALID', message: `${file.path}: ${(e as Error).message}` });
@@ -322,7 +324,7 @@ function compileScriptEndpoint(
       }
       return unavailable(req, (e as Error).message, true);
     }
-    if (effects?.emails.length) void data!.mail?.kick();
+    if (mails) void data!.mail?.kick();
     const settled = await settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log);
     return withHeaders(reply(req, settled.answer, outcome), settled.headers);
   }

@@ -32,7 +32,7 @@ let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
 import { loadSecret, Signer, VisitorStore, type Visitor, type VisitorContext } from '../session/index.js';
 import { defaultForm, readSubmission, type FormType } from '../forms/index.js';
-import { ensureMailTables, mailTransportFromEnv, MailWorker } from '../mail/index.js';
+import { ensureMailTables, mailTransportFromEnv, MailWorker, renderNotification, type MailMessage, type NotificationDefinition } from '../mail/index.js';
 import type { Writer } from '../store/index.js';
 import type { FieldMap } from './request-data.js';
 import type { App } from './load.js';
@@ -85,6 +85,10 @@ export class AppData {
   readonly schema: ModelSchema;
   /** `'📦'` for scripts: shared realm values (models and global embedded types) by name. */
   readonly namespace: Record<string, unknown>;
+  /** `'📡'` for scripts: the notification types by name. */
+  readonly notificationTypes: Record<string, unknown>;
+  /** The notifications of `/📡/` by name (empty without). */
+  readonly notifications: ReadonlyMap<string, NotificationDefinition>;
   /** A link (realm value) to a record: model-backed path parameters. */
   readonly link: (model: string, id: string) => unknown;
   /** The field names of every model (fluent setters, generate.ts). */
@@ -109,8 +113,9 @@ export class AppData {
   /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
 
-  constructor(schema: ModelSchema) {
+  constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map()) {
     this.schema = schema;
+    this.notifications = notifications;
     const names = new Set<string>();
     for (const m of schema.models.values()) for (const f of m.fields) if (!f.builtIn) names.add(f.name);
     for (const m of schema.embedded.values()) for (const f of m.fields) names.add(f.name);
@@ -132,13 +137,21 @@ export class AppData {
         registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
     }
-    const installed = installModels(describe(schema, { richKey: (owner, f) => prefix + `${owner}.${f.name}` }), (op: unknown, a: unknown, b: unknown, c: unknown) =>
-      this.#channel(String(op), a, b, c),
-    );
+    const descriptor = describe(schema, { richKey: (owner, f) => prefix + `${owner}.${f.name}`, notifications: [...notifications.values()].map((n) => n.model) });
+    const installed = installModels(descriptor, (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
     this.namespace = installed.namespace;
+    this.notificationTypes = installed.notifications;
     this.link = installed.link;
     this.#formType = installed.formType;
     for (const m of schema.models.values()) this.forms.set(`📦.${m.name}`, defaultForm(m));
+    for (const n of notifications.values()) this.forms.set(`📡.${n.name}`, defaultForm(n.model));
+  }
+
+  /** The message of a submitted notification (`n.submit()`), to queue. */
+  notificationMessage(name: string, values: Readonly<Record<string, unknown>>): MailMessage {
+    const n = this.notifications.get(name);
+    if (!n) throw new LanewayError('LW_HTTP_INTERNAL', `no notification ${name}`, { status: 500 });
+    return renderNotification(n, values);
   }
 
   /** Connects the store and applies the schema (throws StoreError LW_STORE_MIGRATION / UNAVAILABLE). */
@@ -321,7 +334,7 @@ export class AppData {
 
   /** A value for a field (`item`: one entry of a list field). */
   #check(model: string, field: string, value: unknown, item: boolean): [number, unknown] {
-    const def = this.schema.models.get(model) ?? this.schema.embedded.get(model);
+    const def = this.schema.models.get(model) ?? this.schema.embedded.get(model) ?? this.notifications.get(model)?.model;
     let f = def?.fields.find((x) => x.name === field);
     if (!f) return [0, `${model} has no field "${field}"`];
     if (item) {
@@ -402,7 +415,10 @@ export function toScriptError(e: unknown): unknown {
 }
 
 /** The plain data the realm's model runtime is built from (realm-models.ts). */
-export function describe(schema: ModelSchema, options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null } = {}): unknown {
+export function describe(
+  schema: ModelSchema,
+  options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[] } = {},
+): unknown {
   const fieldOf = (f: FieldDefinition, owner: string) => ({
     rk: f.type === 'markdown' && options.richKey ? options.richKey(owner, f) : null,
     name: f.name,
@@ -434,6 +450,7 @@ export function describe(schema: ModelSchema, options: { static?: boolean; richK
     static: options.static === true,
     models: [...schema.models.values()].map(modelOf),
     embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),
+    notifications: (options.notifications ?? []).map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),
   };
 }
 

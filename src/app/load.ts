@@ -34,6 +34,7 @@ import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
 import { PROPERTIES_FILE, readConnectors, readProperties, readStaticContent, type AppProperties } from '../content/index.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
+import { readNotifications } from '../mail/index.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
@@ -213,6 +214,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
   const mountSpecs = readMounts(files, tree, rootDir, opts.sources, diagnostics);
   const mounts = loadMounts(mountSpecs, rootDir, options, prerender, mount, diagnostics);
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
+  const notifications = readNotifications(tree, diagnostics, new Map([...models.models.values()].map((m) => [m.name, m.kind])), walked.dirs);
   const staticContent = readStaticContent(tree, walked.files.map((f) => f.path), diagnostics);
   for (const name of staticContent.schema.models.keys()) {
     if (models.models.has(name)) diagnostics.error('LW_MODEL_DUPLICATE', `${name} is both a model (/📦/) and a static model (/🗄/): model names are unique across the app; rename one of them`, models.models.get(name)!.file);
@@ -250,7 +252,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
-    const data = models.models.size || models.embedded.size || usesVisitorState(files, tree) ? new AppData(models) : undefined;
+    const data = models.models.size || models.embedded.size || usesVisitorState(files, tree) ? new AppData(models, notifications) : undefined;
     if (data) data.sendsMail = files.some((f) => f.kind === 'notification' || ((f.kind === 'script' || f.kind === 'supplier' || f.kind === 'function-supplier') && /['"]📧['"]/.test(tree.read(f.path) ?? '')));
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
     const pages = new Map<string, string>();

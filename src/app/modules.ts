@@ -93,6 +93,12 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
       if (!system.data) return "e-mail needs the app's store; this should not happen: report it";
       return name === 'Email' || name === '*' ? true : `'📧' exports Email (Email.to(address).subject(s).text(t).send()); not "${name}"`;
     }
+    if (module === '📡') {
+      const notes = system.data?.notifications;
+      if (!notes?.size) return 'there are no notifications: define one in /📡/, such as /📡/ContactSales.yaml with its message in /📡/ContactSales/email.txt';
+      if (name === '*' || notes.has(name)) return true;
+      return `there is no notification "${name}" in /📡/; the notifications are ${[...notes.keys()].join(', ')}`;
+    }
     if (module === '🎨') return system.properties ? system.properties.checkImport(name) : 'the app has no /🎨.scss';
     if (module === '🎛') {
       const view = consumer.type === 'endpoint' ? consumer.view : consumer.supplier.kind === 'html-supplier';
@@ -333,6 +339,10 @@ export class RequestScope {
       }
       case '📧':
         return name === '*' ? Object.freeze({ Email: visitorModuleValue('Email') }) : visitorModuleValue('Email');
+      case '📡': {
+        const ns = this.#system.data?.notificationTypes ?? {};
+        return name === '*' ? Object.assign(Object.create(null), ns) : ns[name];
+      }
       case '&':
       case 'form':
       case 'form[]':
@@ -422,6 +432,13 @@ export class RequestScope {
         if (m === '📤') {
           const p = this.#system.suppliers.resolve(consumer, n);
           if (p?.supplier.kind === 'form-supplier') return this.formViewType(p.supplier.path);
+        }
+        // A notification in a view is its form: {{#ContactSales.Form.view}}.
+        if (m === '📡') {
+          const data = this.#system.data;
+          const formOf = (k: string) => Object.freeze({ Form: this.formViewType(`📡.${k}`) });
+          if (n !== '*') return data?.notifications.has(n) ? formOf(n) : undefined;
+          return Object.freeze(Object.fromEntries([...(data?.notifications.keys() ?? [])].map((k) => [k, formOf(k)])));
         }
         const v = openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget());
         if (m === '📦' && n !== '*' && v !== null && typeof v === 'object' && this.#system.data?.forms.has(`📦.${n}`)) {

@@ -22,7 +22,7 @@ export function effectsProblem(effects: RequestEffects | undefined, method: stri
   if (effects.cookies.length && !writes) {
     return { code: 'LW_SESSION_EFFECT_IN_GET', message: `${file}: cookies are written by POST, PUT and DELETE scripts only; a ${method} script may read them (import {name} from '🍪')` };
   }
-  if (effects.emails.length && !writes) {
+  if ((effects.emails.length || effects.notifications.length) && !writes) {
     return { code: 'LW_SESSION_EFFECT_IN_GET', message: `${file}: e-mail is sent by POST, PUT and DELETE scripts only (it is sent when the request succeeds)` };
   }
   for (const c of effects.cookies) {

@@ -12,6 +12,9 @@
 // The message
 export { checkMailMessage, parseMailAddress, MAX_RECIPIENTS, MAX_SUBJECT, MAX_TEXT_BYTES, type MailMessage, type MailAddress } from './message.js';
 
+// Notifications (/📡/)
+export { readNotifications, renderNotification, type NotificationDefinition } from './notification.js';
+
 // The outbox in the store
 export { ensureMailTables, enqueueMail, OUTBOX_TABLE } from './outbox.js';
 

@@ -92,6 +92,11 @@ export interface ParseContext {
   inline: Map<string, ModelDefinition>;
   /** Definitions of static models (/🗄/): the document types are allowed, and links name static models. */
   static?: boolean;
+  /**
+   * Other `🎛:` settings this file takes (notifications: `default`, `subject`): called for each key
+   * other than `prefix`; answers an error message, or undefined when the key was taken.
+   */
+  setting?: (key: string, value: Node | null, keyNode: Node | null) => string | undefined;
 }
 
 /** The model a file defines, as its name and place say. */
@@ -180,6 +185,11 @@ function readSettingsBlock(model: ModelDefinition, pair: Pair<Node | null, Node 
   }
   for (const item of block.items as Array<Pair<Node | null, Node | null>>) {
     const key = isScalar(item.key) ? String(item.key.value) : '';
+    if (key !== 'prefix' && scope.ctx.setting) {
+      const problem = scope.ctx.setting(key, item.value, item.key);
+      if (problem !== undefined) scope.error('LW_MODEL_SETTINGS', problem, item.value, item.key);
+      continue;
+    }
     if (key !== 'prefix') {
       scope.error('LW_MODEL_SETTINGS', `unknown setting "${key}" in 🎛:; the block takes \`prefix: abc_\``, item.key);
       continue;

@@ -88,6 +88,10 @@ class App {
     for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
     for (let i = 0; i < desc.models.length; i++) buildModel(this, desc.models[i]);
     for (let i = 0; i < desc.embedded.length; i++) if (apply(S_.indexOf, desc.embedded[i].name, ['.']) < 0) this.ns[desc.embedded[i].name] = buildEmbeddedCtor(this, desc.embedded[i]);
+    // Notifications ('📡', realm-visitor.ts): field sets like models, sent instead of stored.
+    this.notes = {};
+    const notes = desc.notifications || [];
+    for (let i = 0; i < notes.length; i++) this.notes[notes[i].name] = buildNotification(this, notes[i]);
   }
 }
 
@@ -890,8 +894,9 @@ const formInvalid = (key, messages, values) => {
   return e;
 };
 const submitForm = (app, key, inst) => {
-  if (!INST.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
-  return pt(app.ch('fs', key, ISTATE(inst).d.name), (r) => {
+  const note = isNotification(inst);
+  if (!note && !INST.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
+  return pt(app.ch('fs', key, note ? nstate(inst).d.name : ISTATE(inst).d.name), (r) => {
     if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
     const pairs = r[1];
     try {
@@ -919,6 +924,7 @@ const makeFormType = (app, key, groups) => {
   for (let i = 0; i < groups.length; i++) defProp(F, groups[i], { value: makeFormType(app, key + '#' + groups[i], []), enumerable: true });
   return freeze(F);
 };
+const notificationsOf = (ns) => { const app = APPS.get(ns); return app === undefined ? {} : app.notes; };
 const formType = (ns, key, groups) => { const app = APPS.get(ns); if (app === undefined) throw new OTypeError('forms need models'); return makeFormType(app, key, groups); };
 const formErrorInfo = (e) => { const f = FORMERR.get(e); if (f === undefined) return undefined; return { key: f.key, values: f.values, messages: e.messages }; };
 const modelLink = (ns, model, id) => { const app = APPS.get(ns); if (app === undefined || !app.models.has(model)) throw new OTypeError('no model ' + model); return makeLink(app, model, id); };

@@ -1156,6 +1156,7 @@ return freeze({
   modelErrorInfo: modelErrorInfo,
   takeEffects: takeEffects,
   formType: formType,
+  notifications: notificationsOf,
   formErrorInfo: formErrorInfo,
   Email: Email,
   Cookie: Cookie,

@@ -14,7 +14,7 @@ const fx = (what) => {
   const b = S.cur;
   if (b === null) throw new OTypeError(what + ' is used only while a script runs');
   let v = VFX.get(b);
-  if (v === undefined) { v = { messages: [], data: {}, cookies: [], emails: [] }; VFX.set(b, v); }
+  if (v === undefined) { v = { messages: [], data: {}, cookies: [], emails: [], notes: [] }; VFX.set(b, v); }
   return v;
 };
 const MAX_EFFECTS = 50;
@@ -117,6 +117,57 @@ const Email = {
   to: (a) => new EmailBuilder().to(a),
   subject: (x) => new EmailBuilder().subject(x),
 };
+// Notifications (import {ContactSales} from '📡', REFERENCE 3.8): new ContactSales(), its fields set
+// through the form (ContactSales.Form.submit(n)) or one by one, each value checked by the host like
+// a model field's; n.submit() queues it: the host renders its subject and body when the request
+// succeeds, and queues the message in the request's transaction.
+const NOTES = new OWeakMap(); // notification -> { d, v: values by field, sent }
+const nstate = (n) => { const s = NOTES.get(n); if (s === undefined) throw new OTypeError('not a notification'); return s; };
+const isNotification = (n) => NOTES.has(n);
+const buildNotification = (app, d) => {
+  d.app = app;
+  const proto = {};
+  for (let i = 0; i < d.fields.length; i++) {
+    const f = d.fields[i];
+    defProp(proto, f.name, {
+      get() { const v = nstate(this).v[f.name]; return v === undefined ? null : v; },
+      set(x) { nstate(this).v[f.name] = x === null || x === undefined ? null : check(d, f, storeForm(f, x)); },
+      enumerable: true,
+    });
+  }
+  defProp(proto, 'submit', { value: function () {
+    const s = nstate(this);
+    if (s.sent) return undefined;
+    for (let i = 0; i < d.fields.length; i++) {
+      const f = d.fields[i];
+      const v = s.v[f.name];
+      if (!f.optional && (v === undefined || v === null || v === '')) throw invalid(d.name, f.name, f.label + ' is required');
+    }
+    const v = fx(d.name + '.submit()');
+    if (v.notes.length >= MAX_EFFECTS) throw new ORangeError('a request may send at most ' + MAX_EFFECTS + ' notifications');
+    s.sent = true;
+    const values = {};
+    for (let i = 0; i < d.fields.length; i++) { const x = s.v[d.fields[i].name]; values[d.fields[i].name] = x === undefined ? null : x; }
+    push(v.notes, { name: d.name, values: values });
+    return undefined;
+  } });
+  defProp(proto, 'toJSON', { value: function () {
+    const s = nstate(this), o = {};
+    for (let i = 0; i < d.fields.length; i++) { const x = s.v[d.fields[i].name]; o[d.fields[i].name] = x === undefined ? null : x; }
+    return o;
+  } });
+  freeze(proto);
+  const N = function () {
+    if (new.target === undefined) throw new OTypeError('create a notification with new ' + d.name + '()');
+    const o = OObject.create(proto);
+    NOTES.set(o, { d: d, v: {}, sent: false });
+    return freeze(o);
+  };
+  defProp(N, 'name', { value: d.name });
+  defProp(N, 'Form', { value: makeFormType(app, '📡.' + d.name, []), enumerable: true });
+  return freeze(N);
+};
+
 // What the host takes at the end of a request: plain data (never script objects).
 const takeEffects = (b) => {
   const v = VFX.get(b);
@@ -131,6 +182,6 @@ const takeEffects = (b) => {
   const data = {};
   const ks = keys(v.data);
   for (let i = 0; i < ks.length; i++) data[ks[i]] = v.data[ks[i]];
-  return { messages: copyMessages(v.messages), data: data, cookies: cookies, emails: v.emails };
+  return { messages: copyMessages(v.messages), data: data, cookies: cookies, emails: v.emails, notifications: v.notes };
 };
 `;

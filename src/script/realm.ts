@@ -76,6 +76,8 @@ export interface RealmKit {
   takeEffects(b: RealmBudget): RequestEffects | undefined;
   /** A form type for scripts (realm-models.ts): `submit`, `validate`, `get`, and one per group. */
   formType(ns: Record<string, unknown>, key: string, groups: string[]): object;
+  /** The notification types of an app (`'📡'`), by name. */
+  notifications(ns: Record<string, unknown>): Record<string, unknown>;
   /** The form and submitted values a form's $ModelInvalid carries (for `Redirect.invalid`). */
   formErrorInfo(e: unknown): { key: string; values: unknown; messages: unknown } | undefined;
   /** The `Email` builder of `'📧'` and the `Cookie` class (also importable from `'🍪'`). */
@@ -887,13 +889,20 @@ export function registerRichText(key: string, make: (text: string) => unknown): 
  * the host function every query, write and value check goes through. Returns `'📦'`: each model
  * (and global embedded type) as a shared realm value.
  */
-export function installModels(descriptor: unknown, channel: (...args: unknown[]) => unknown): { namespace: Record<string, unknown>; link(model: string, id: string): unknown; formType(key: string, groups: string[]): unknown } {
+export function installModels(
+  descriptor: unknown,
+  channel: (...args: unknown[]) => unknown,
+): { namespace: Record<string, unknown>; notifications: Record<string, unknown>; link(model: string, id: string): unknown; formType(key: string, groups: string[]): unknown } {
   const { kit } = getRealm();
   const ns = kit.models(toRealm(descriptor), toRealm(channel) as RealmFunction);
   const out: Record<string, unknown> = Object.create(null);
   for (const k of Object.keys(ns)) out[k] = shareValue(ns[k], '/📦');
+  const notes = kit.notifications(ns);
+  const notifications: Record<string, unknown> = Object.create(null);
+  for (const k of Object.keys(notes)) notifications[k] = shareValue(notes[k], '/📡');
   return {
     namespace: out,
+    notifications,
     link: (model, id) => shareValue(kit.modelLink(ns, model, id), '/🔗'),
     formType: (key, groups) => shareValue(kit.formType(ns, key, toRealm(groups) as string[]), key),
   };
@@ -905,6 +914,8 @@ export interface RequestEffects {
   data: Record<string, string>;
   cookies: Array<{ name: string | null; value: string; days: number | null; invalidate: boolean }>;
   emails: Array<{ to: string[]; subject: string; text: string; replyTo: string | null }>;
+  /** Submitted notifications (`n.submit()`): the type's name and its field values. */
+  notifications: Array<{ name: string; values: Record<string, unknown> }>;
 }
 
 /** Takes (once) the effects recorded on a request's budget: messages, cookies, e-mail. */
@@ -917,6 +928,7 @@ export function takeEffects(budget: ScriptBudget): RequestEffects | undefined {
     data: Object.fromEntries(Object.entries(e.data).map(([k, v]) => [String(k), String(v)])),
     cookies: Array.from(e.cookies, (c) => ({ name: c.name === null ? null : String(c.name), value: String(c.value), days: c.days === null ? null : Number(c.days), invalidate: c.invalidate === true })),
     emails: Array.from(e.emails, (m) => ({ to: Array.from(m.to, String), subject: String(m.subject), text: String(m.text), replyTo: m.replyTo === null ? null : String(m.replyTo) })),
+    notifications: Array.from(e.notifications, (n) => ({ name: String(n.name), values: Object.fromEntries(Object.keys(n.values).map((k) => [String(k), hostData(n.values[k])])) })),
   };
 }
 

@@ -246,7 +246,7 @@ class Generator {
         } else {
           L.push('if (typeof v === "function") v = lambdaValue(S, v, f, c);');
           if (node.raw) L.push('S.s += typeof v === "string" ? v : str(v);');
-          else L.push('if (typeof v === "string") S.s += escapeHtml(v); else outPlain(S, v, false);');
+          else L.push('if (typeof v === "string" && !S.text) S.s += escapeHtml(v); else outPlain(S, v, false);');
         }
         return;
       }

@@ -26,6 +26,8 @@ export class TemplateSyntaxError extends Error {
 export interface CompileOptions {
   /** Partials by name, as template source. */
   partials?: Record<string, string>;
+  /** Plain text (an e-mail body, a subject): values print as they are, never HTML-escaped. */
+  text?: boolean;
 }
 
 export interface Template {
@@ -75,6 +77,7 @@ export function compile(source: string, options: CompileOptions = {}): Template 
       const all = partials === undefined ? base : { ...base, ...partials };
       const S = new RenderState([data]);
       S.sync = true;
+      S.text = options.text === true;
       S.compile = compileBody;
       S.partial = (name: string): Body | undefined => {
         const src = Object.hasOwn(all, name) ? all[name] : undefined;

@@ -103,6 +103,8 @@ export class RenderState {
   globals: Record<string, unknown> | null = null;
   /** Plain API: never wait for a Promise (one in the data is an ordinary object). */
   sync = false;
+  /** Plain API, text output: values are never HTML-escaped. */
+  text = false;
   /** Plain API: the compiled template of a partial name. */
   partial: ((name: string) => Body | undefined) | null = null;
   /** Plain API: compiles a lambda's result (cached). */
@@ -510,7 +512,7 @@ export function outJson(S: RenderState, v: unknown, inString: boolean): void | P
 /** Writes a value (plain API): raw tags print strings as they are. */
 export function outPlain(S: RenderState, v: unknown, raw: boolean): void {
   const s = str(v);
-  S.s += raw ? s : escapeHtml(s);
+  S.s += raw || S.text ? s : escapeHtml(s);
 }
 
 // --- sections --------------------------------------------------------------------------------
