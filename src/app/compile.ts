@@ -12,6 +12,7 @@ import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from './endpoint.js';
 import { effectsProblem, settleVisitor } from './visitors.js';
 import { checkMailMessage, enqueueMail } from '../mail/index.js';
+import { attachImages } from '../images/index.js';
 import type { Flash } from '../session/index.js';
 import { compileEventsEndpoint } from './events.js';
 import type { AppOptions } from './options.js';
@@ -314,6 +315,15 @@ function compileScriptEndpoint(
         return failEffects(req, { code: e instanceof LanewayError ? e.code : 'LW_MAIL_INVALID', message: `${file.path}: ${(e as Error).message}` });
       }
     }
+    // Images stored in fields are attached in the same transaction (docs/images.md).
+    const images = scope.dataRequest().images;
+    if (images?.size) {
+      const missing = await attachImages(tx.writer, store.engine.dialect, images);
+      if (missing.length) {
+        await tx.writer.rollback();
+        return { type: 'error', status: 422, code: 'LW_IMAGE_NOT_UPLOADED', message: 'An image was not uploaded (or its upload expired): upload it again.' };
+      }
+    }
     try {
       await tx.writer.commit();
     } catch (e) {
@@ -325,6 +335,7 @@ function compileScriptEndpoint(
       return unavailable(req, (e as Error).message, true);
     }
     if (mails) void data!.mail?.kick();
+    if (images?.size) void data!.images?.worker.kick();
     const settled = await settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log);
     return withHeaders(reply(req, settled.answer, outcome), settled.headers);
   }

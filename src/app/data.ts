@@ -24,7 +24,9 @@ import {
   type ModelDefinition,
   type ModelSchema,
 } from '../models/index.js';
-import { currentBudgetToken, installModels, registerRichText, type ModelShape } from '../script/index.js';
+import { currentBudgetToken, installModels, registerImages, registerRichText, type ModelShape } from '../script/index.js';
+import { ensureImageTables } from '../images/index.js';
+import { ImageService } from './images.js';
 import { RichTextRenderer } from '../content/index.js';
 
 /** Loads of the process: keys of rich-text makers are unique per load. */
@@ -69,6 +71,8 @@ export interface DataRequest {
   what: string;
   /** Model-backed path parameters selecting containers: model name → id. */
   containers: Record<string, string>;
+  /** Uploads stored in image fields by this request (attached in its transaction). */
+  images?: Set<string>;
 }
 
 const STDERR_LOG = {
@@ -108,6 +112,10 @@ export class AppData {
   sendsMail = false;
   /** Delivers the outbox (started by `open` when the app sends e-mail). */
   mail: MailWorker | undefined;
+  /** `Model.field` of every image field, with its `public:` (empty without image fields). */
+  readonly imageFields: ReadonlyMap<string, { public: boolean }>;
+  /** Uploads, processing and serving of images (made by `open` when the app has image fields). */
+  images: ImageService | undefined;
   readonly #requests = new WeakMap<object, DataRequest>();
   readonly #formType: (key: string, groups: string[]) => unknown;
   /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
@@ -137,7 +145,20 @@ export class AppData {
         registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
     }
-    const descriptor = describe(schema, { richKey: (owner, f) => prefix + `${owner}.${f.name}`, notifications: [...notifications.values()].map((n) => n.model) });
+    const imageFields = new Map<string, { public: boolean }>();
+    for (const m of schema.models.values()) for (const f of m.fields) if (f.type === 'image') imageFields.set(`${m.name}.${f.name}`, { public: f.public === true });
+    this.imageFields = imageFields;
+    if (imageFields.size) {
+      registerImages(prefix + 'image', (id) => {
+        if (!this.images) throw new LanewayError('LW_STORE_UNAVAILABLE', 'the database is not open', { status: 503 });
+        return this.images.view(id);
+      });
+    }
+    const descriptor = describe(schema, {
+      richKey: (owner, f) => prefix + `${owner}.${f.name}`,
+      notifications: [...notifications.values()].map((n) => n.model),
+      ...(imageFields.size ? { imageKey: prefix + 'image' } : {}),
+    });
     const installed = installModels(descriptor, (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
     this.namespace = installed.namespace;
     this.notificationTypes = installed.notifications;
@@ -180,6 +201,19 @@ export class AppData {
         throw e;
       }
     }
+    if (this.imageFields.size) {
+      const engine = this.store.engine;
+      const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+      try {
+        await ensureImageTables(engine);
+        const dir = process.env.LANEWAY_IMAGES_DIR ? path.resolve(process.env.LANEWAY_IMAGES_DIR) : path.join(dataDir, 'images');
+        this.images = new ImageService(engine, this.visitors.signer, options.namespace ? path.join(dir, options.namespace) : dir, this.imageFields, options.log ?? STDERR_LOG);
+        this.images.worker.start();
+      } catch (e) {
+        await this.close();
+        throw e;
+      }
+    }
     // Expired sessions, form states and used form ids are deleted every few minutes (by every
     // instance: the DELETE is idempotent).
     const sweep = () => void this.visitors?.store.sweep().catch(() => {});
@@ -196,6 +230,9 @@ export class AppData {
     const mail = this.mail;
     this.mail = undefined;
     await mail?.stop();
+    const images = this.images;
+    this.images = undefined;
+    await images?.worker.stop();
     await s?.close();
   }
 
@@ -261,6 +298,9 @@ export class AppData {
           return this.#readForm(String(a), String(b), true, true);
         case 'fr':
           return this.#readForm(String(a), null, b === true, false);
+        case 'iu':
+          if (!this.images) throw new LanewayError('LW_STORE_UNAVAILABLE', 'the database is not open', { status: 503 });
+          return this.images.putUrl(String(a), String(b));
         default:
           throw new Error(`unknown model channel operation ${op}`);
       }
@@ -342,6 +382,14 @@ export class AppData {
       f = { ...single, optional: false };
     }
     if (f.type === 'timestamp' && typeof value === 'number') return Number.isFinite(value) ? [1, value] : [0, `${f.label} must be a time`];
+    if (f.type === 'image') {
+      if (!this.images) return [0, `${f.label} cannot be stored: the database is not open`];
+      const r = this.images.checkValue(model, field, value);
+      if ('problem' in r) return [0, `${f.label} ${r.problem}`];
+      const req = this.#request();
+      (req.images ??= new Set()).add(r.id);
+      return [1, r.id];
+    }
     const r = checkFieldValue(f, value, this.schema);
     if (!r.ok) return [0, r.message];
     let v = r.value;
@@ -380,7 +428,7 @@ export function hierarchyOp(fn: string, v: string, other: unknown): unknown {
 }
 
 /** Fields that queries can filter (the runtime's `q` flag, and the store's indexes). */
-const queryable = (f: FieldDefinition): boolean => f.list === undefined && !['map', 'geo', 'embedded', 'html', 'markdown', 'svg-icon'].includes(f.type);
+const queryable = (f: FieldDefinition): boolean => f.list === undefined && !['map', 'geo', 'embedded', 'html', 'markdown', 'svg-icon', 'image'].includes(f.type);
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** What a script may name on a model, as realm-models.ts builds it (M.x statics, record members). */
@@ -417,7 +465,7 @@ export function toScriptError(e: unknown): unknown {
 /** The plain data the realm's model runtime is built from (realm-models.ts). */
 export function describe(
   schema: ModelSchema,
-  options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[] } = {},
+  options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[]; imageKey?: string } = {},
 ): unknown {
   const fieldOf = (f: FieldDefinition, owner: string) => ({
     rk: f.type === 'markdown' && options.richKey ? options.richKey(owner, f) : null,
@@ -448,6 +496,7 @@ export function describe(
   });
   return {
     static: options.static === true,
+    imageKey: options.imageKey ?? null,
     models: [...schema.models.values()].map(modelOf),
     embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),
     notifications: (options.notifications ?? []).map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),

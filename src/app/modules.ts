@@ -505,6 +505,7 @@ export function viewMemberChecker(system: Pick<ModuleSystem, 'data' | 'content'>
       return `a view can read ${[...VIEW_QUERY_MEMBERS].join(', ')} of ${model}.${first}; make other queries in a supplier`;
     }
     if (FIELD_METADATA.has(second) || (field.values ?? []).some((v) => v.value === second)) return true;
+    if (field.type === 'image' && (second === 'sizeMax' || second === 'isValidFileName')) return true;
     if (field.type === 'options') return `${model}.${first} has no value "${second}"; its values are ${(field.values ?? []).map((v) => v.value).join(', ')}`;
     return VIEW_QUERY_MEMBERS.has(second) ? true : `${model}.${first} has no "${second}": a field gives label, placeholder, about, required and optional`;
   };

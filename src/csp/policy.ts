@@ -31,6 +31,8 @@ export interface FileFacts {
   connectSelf?: boolean;
   formSelf?: boolean;
   imgData?: boolean;
+  /** `data-img-upload="true"`: `img-src blob: data:` and `connect-src 'self'` for image uploads. */
+  imgUpload?: boolean;
 }
 
 export function emptyFacts(): FileFacts {
@@ -116,6 +118,7 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings):
   let connectSelf = true;
   let formSelf = true;
   let imgData = false;
+  let imgUpload = false;
   for (const f of facts) {
     for (const [d, set] of f.sources) {
       let into = sources.get(d);
@@ -127,6 +130,7 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings):
     if (f.connectSelf === false) connectSelf = false;
     if (f.formSelf === false) formSelf = false;
     if (f.imgData) imgData = true;
+    if (f.imgUpload) imgUpload = true;
   }
   const list = (d: Directive, first: string[] = []): string[] => {
     const set = sources.get(d);
@@ -144,9 +148,9 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings):
   const style = [...list('style-src'), ...(styleUnsafe ? [] : [...styleHashes].sort())].join(' ');
 
   const parts: string[] = ["default-src 'none'", `script-src ${script || "'none'"}`, `style-src ${style || "'none'"}`];
-  parts.push(`img-src ${[...list('img-src', ["'self'"]), ...(imgData ? ['data:'] : [])].join(' ')}`);
+  parts.push(`img-src ${[...list('img-src', ["'self'"]), ...(imgUpload ? ['blob:'] : []), ...(imgData || imgUpload ? ['data:'] : [])].join(' ')}`);
   parts.push(`font-src ${list('font-src', ["'self'"]).join(' ')}`);
-  const connect = list('connect-src', connectSelf ? ["'self'"] : []);
+  const connect = list('connect-src', connectSelf || imgUpload ? ["'self'"] : []);
   if (connect.length > 0) parts.push(`connect-src ${connect.join(' ')}`);
   for (const d of ORDER.slice(3)) {
     const l = list(d);

@@ -231,7 +231,7 @@ const DATA_SOURCES: Record<string, Directive> = {
   'data-font-src': 'font-src',
   'data-img-src': 'img-src',
 };
-const DECLARATION_FLAGS = new Set(['data-connect-self', 'data-form-self', 'data-img-src-data']);
+const DECLARATION_FLAGS = new Set(['data-connect-self', 'data-form-self', 'data-img-src-data', 'data-img-upload']);
 
 const NAMED: Record<string, string> = { colon: ':', tab: '\t', newline: '\n', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', sol: '/', lpar: '(', rpar: ')' };
 
@@ -279,6 +279,7 @@ export function scanFile(t: TemplateLike, options: ScanOptions): ScanResult {
   again.facts.connectSelf = first.facts.connectSelf;
   again.facts.formSelf = first.facts.formSelf;
   again.facts.imgData = first.facts.imgData;
+  again.facts.imgUpload = first.facts.imgUpload;
   for (const d of first.declared) for (const s of d.sources) addSource(again.facts, d.directive, s);
   return again;
 }
@@ -835,6 +836,9 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       const connect = flag(tag, 'data-connect-self');
       const form = flag(tag, 'data-form-self');
       const img = flag(tag, 'data-img-src-data');
+      // The image upload flow (docs/images.md): a preview from the chosen file (blob:, data:) and
+      // requests to the app itself (the upload address, the PUT).
+      if (flag(tag, 'data-img-upload') === true) facts.imgUpload = true;
       if (connect === false) facts.connectSelf = false;
       if (form === false) facts.formSelf = false;
       if (img === true) facts.imgData = true;

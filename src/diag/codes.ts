@@ -14,7 +14,8 @@ import { SETTINGS_CODES } from './codes-settings.js';
 import { FORM_CODES } from './codes-forms.js';
 import { SESSION_CODES } from './codes-session.js';
 import { MAIL_CODES } from './codes-mail.js';
+import { IMAGE_CODES } from './codes-images.js';
 
-export const CODES = { ...APP_CODES, ...TEMPLATE_CODES, ...SCRIPT_CODES, ...CSP_CODES, ...MODEL_CODES, ...CONTENT_CODES, ...EVENTS_CODES, ...SETTINGS_CODES, ...SESSION_CODES, ...FORM_CODES, ...MAIL_CODES } as const;
+export const CODES = { ...APP_CODES, ...TEMPLATE_CODES, ...SCRIPT_CODES, ...CSP_CODES, ...MODEL_CODES, ...CONTENT_CODES, ...EVENTS_CODES, ...SETTINGS_CODES, ...SESSION_CODES, ...FORM_CODES, ...MAIL_CODES, ...IMAGE_CODES } as const;
 
 export type Code = keyof typeof CODES;

@@ -17,8 +17,11 @@
  *
  * Not fillable, set by scripts: links (which records a visitor may point at is the app's
  * decision), embedded values, lists of strings or embedded values, `map`, `hierarchy` (positions
- * are managed), `svg-icon` (markup), and the built-in `id`. (`image` is not a type of this version:
- * an image URL is kept in a `string` field, which is fillable.)
+ * are managed), `svg-icon` (markup), and the built-in `id`.
+ *
+ * An `image` field is filled with the address its upload went to (docs/images.md): a hidden input
+ * that the page's upload script sets; the value is checked against its signature when the script
+ * stores it.
  */
 import type { FieldDefinition, FieldType, ModelDefinition } from '../models/index.js';
 import type { FormControl, FormField, FormType, InputType } from './types.js';
@@ -29,6 +32,7 @@ export const VIEW_RESERVED_NAMES: ReadonlySet<string> = new Set(['id', 'invalid'
 const INPUT_TYPES: Partial<Record<FieldType, InputType>> = {
   string: 'text',
   uid: 'text',
+  image: 'text',
   country: 'text',
   geo: 'text',
   integer: 'number',

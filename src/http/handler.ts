@@ -185,6 +185,21 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
           return;
         }
       }
+      // 2b. Images of the app's records (app/images.ts): uploads carry their own size limit (10 MB).
+      const images = app.data?.images;
+      if (images && rawPath.startsWith('/__/images/')) {
+        const length = headers['content-length'];
+        const json = prefersJson(headers.accept);
+        images
+          .answer(method, rawPath, new URLSearchParams(query), length === undefined ? undefined : Number(length), (limit) => readBody(req, limit))
+          .then((a) =>
+            'error' in a
+              ? sendBody(req, res, a.status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(a.status, a.error) : errorHtml(a.status, a.error), { headers: { ...a.headers, 'X-Request-Id': id } })
+              : sendBody(req, res, a.status, a.contentType, a.body, { headers: { ...a.headers, 'X-Request-Id': id } }),
+          )
+          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+        return;
+      }
       // 3. Body size known in advance.
       const length = req.headers['content-length'];
       if (length !== undefined && Number(length) > bodyLimit) {

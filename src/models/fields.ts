@@ -21,12 +21,11 @@ import {
 
 const VALUE_TYPES: ReadonlySet<string> = new Set<ValueType>([
   'string', 'boolean', 'integer', 'double', 'timestamp', 'date', 'options', 'country',
-  'map', 'geo', 'hierarchy', 'svg-icon', 'uid', 'html', 'markdown',
+  'map', 'geo', 'hierarchy', 'svg-icon', 'uid', 'html', 'markdown', 'image',
 ]);
 
 /** Types of the platform that this version does not store yet. */
 const NOT_AVAILABLE: Record<string, string> = {
-  image: 'image fields (uploads and processing) are not available in this version of Laneway; store the image URL in a string field for now',
   source: 'source is a platform-internal type, not available in this version of Laneway; use string',
   namespace: 'namespace is a platform-internal type, not available in this version of Laneway; use string',
   domain: 'domain is a platform-internal type, not available in this version of Laneway; use string',
@@ -65,6 +64,7 @@ const TYPE_OPTIONS: Record<FieldType, string[]> = {
   uid: [],
   html: ['min', 'max', 'render'],
   markdown: ['min', 'max', 'render'],
+  image: ['public'],
   id: [],
   link: [],
   embedded: [],
@@ -389,10 +389,8 @@ function applyOptions(field: FieldDefinition, options: Array<Pair<Node | null, N
     const raw: unknown = isScalar(node) ? node.value : isMap(node) || isSeq(node) ? node.toJSON() : null;
     const bad = (message: string) => scope.error('LW_MODEL_OPTION', message, node && !(isScalar(node) && node.value === null) ? node : pair.key);
     if (!allowed.includes(key)) {
-      const known = Object.values(TYPE_OPTIONS).some((list) => list.includes(key)) || key === 'public';
-      const why = key === 'public'
-        ? 'public: applies to image fields, which this version does not store'
-        : known
+      const known = Object.values(TYPE_OPTIONS).some((list) => list.includes(key));
+      const why = known
           ? `${key}: does not apply to ${type} fields`
           : `unknown option "${key}"`;
       scope.error('LW_MODEL_OPTION', `${why}; a ${type} field takes ${allowed.join(', ')}`, pair.key);
@@ -443,6 +441,10 @@ function applyOptions(field: FieldDefinition, options: Array<Pair<Node | null, N
       case 'path':
         if (typeof raw !== 'boolean') bad('path: takes true (the uid is the document path) or false');
         else field.path = raw;
+        break;
+      case 'public':
+        if (typeof raw !== 'boolean') bad('public: takes true (non-expiring, publicly cacheable image URLs) or false (the default: URLs valid for an hour)');
+        else field.public = raw;
         break;
     }
   }

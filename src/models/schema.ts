@@ -22,7 +22,8 @@ export type ValueType =
   | 'svg-icon'
   | 'uid'
   | 'html'
-  | 'markdown';
+  | 'markdown'
+  | 'image';
 
 /** `id` is the built-in identifier; `link` points at another model; `embedded` holds a sub-document. */
 export type FieldType = ValueType | 'id' | 'link' | 'embedded';
@@ -83,6 +84,8 @@ export interface FieldDefinition {
    * document's path, a uid field; `date` (`document-date`): the date in the document's path, a date field.
    */
   document?: 'markdown' | 'uid' | 'date';
+  /** `public: true` on an image field: its images get non-expiring, publicly cacheable URLs (REFERENCE §6.10.6). */
+  public?: boolean;
   /** `document-uid` with `path: true`: the uid is the path under /🗄/<Model>/ without extension. */
   path?: boolean;
   at: SourcePosition;

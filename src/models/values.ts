@@ -512,6 +512,9 @@ function checkSingle(field: FieldDefinition, input: unknown, schema: ModelSchema
       return checkHtml(input, bounds);
     case 'markdown':
       return checkMarkdownLength(input, bounds);
+    case 'image':
+      // The upload URL a visitor's browser received (checked against its signature by the app).
+      return typeof input === 'string' && input.length > 0 && input.length <= 2000 ? ok(input) : fail('must be the address of an uploaded image');
     case 'id':
     case 'link':
       return typeof input === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(input) ? ok(input) : fail(`must be the id of ${field.type === 'link' ? `a ${field.model}` : 'a record'}`);

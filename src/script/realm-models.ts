@@ -82,7 +82,7 @@ const FIELDFN = new OWeakMap(); // static field function -> [model desc, field d
 
 class App {
   constructor(desc, ch) {
-    this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true;
+    this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true; this.imageKey = desc.imageKey || null;
     for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
     for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; d.isContainer = false; this.models.set(d.name, d); }
     for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
@@ -95,9 +95,28 @@ class App {
   }
 }
 
+// Images (REFERENCE 6.10): a record's image field holds the upload's id; scripts and views see an
+// ImageRef, which views turn into the host's image value (<img>, width, height…). Only an ImageRef
+// (read from another record) or a signed upload URL (checked by the host) can be stored: an id
+// written as text could name another visitor's private image.
+const IMGS = new OWeakMap();
+class ImageRef {
+  constructor(id, key) { IMGS.set(this, { id: id, key: key }); freeze(this); }
+  toJSON() { return IMGS.get(this).id; }
+  toString() { return IMGS.get(this).id; }
+}
+const TRUSTED_IMG = new OWeakSet();
+const imageValue = (v) => { const s = IMGS.get(v); return s === undefined ? undefined : { id: s.id, key: s.key }; };
+const IMAGE_NAME = /^[^\/\\\x00-\x1f\x7f]{1,196}\.(?:png|jpe?g|gif)$/i;
+const isValidImageName = (n) => typeof n === 'string' && n.length <= 200 && apply(RegExp.prototype.test, IMAGE_NAME, [n]);
+
 // Values: stored form (numbers for timestamps, strings, plain data) ⇄ what scripts see.
 const storeForm = (f, v) => {
   if (v === null || v === undefined) return null;
+  if (IMGS.has(v)) {
+    if (f.type !== 'image') throw new OTypeError('an image can be stored in an image field only, not in the ' + f.type + ' field ' + f.name);
+    const t = { id: IMGS.get(v).id }; TRUSTED_IMG.add(t); return t;
+  }
   if (DV.has(v)) return apply(ODate.prototype.getTime, DV.get(v), []);
   if (SH.has(v)) return SH.get(v);
   if (HIER.has(v)) return v.value;
@@ -112,6 +131,7 @@ const storeForm = (f, v) => {
   return v;
 };
 const check = (d, f, v) => {
+  if (TRUSTED_IMG.has(v)) return v.id;
   const r = d.app.ch('v', d.name, f.name, v);
   if (r[0] !== 1) throw invalid(d.name, f.name, r[1]);
   return r[1];
@@ -221,6 +241,7 @@ const readValue = (app, f, v, owner) => {
     case 'link': return makeLink(app, f.model, v);
     case 'html': case 'svg-icon': return new SafeHtml(v);
     case 'markdown': return new SafeHtml(app.ch('md', v, f.rk));
+    case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
     case 'map': return freeze(OObject.assign({}, v));
     case 'embedded': {
@@ -738,6 +759,15 @@ const fieldMeta = (ff, app, d, f) => {
     }
     defProp(ff, 'optionLabel', { value: (v) => { for (let j = 0; j < f.values.length; j++) if (f.values[j][0] === v) return f.values[j][1]; return null; } });
   }
+  // Post.image.isValidFileName(name), Post.image.newPutUrl(name[, width, height]), Post.image.sizeMax.
+  if (f.type === 'image') {
+    defProp(ff, 'isValidFileName', { value: (n) => isValidImageName(n), enumerable: true });
+    defProp(ff, 'newPutUrl', { value: (n) => {
+      if (!isValidImageName(n)) throw new OTypeError(d.name + '.' + f.name + '.newPutUrl(name) takes the name of a .png, .jpg or .gif file; check it with ' + d.name + '.' + f.name + '.isValidFileName(name) first');
+      return app.ch('iu', d.name, f.name);
+    }, enumerable: true });
+    defProp(ff, 'sizeMax', { value: 10485760, enumerable: true });
+  }
 };
 // new Model.field(…): a checked value of that field (geo from two numbers, rich text from a string).
 const fieldValue = (app, d, f, args) => {
@@ -948,6 +978,7 @@ const viewValue = (v) => {
     const o = recordObject(s, viewField);
     if (d.container !== null && !hasOwn(o, d.ckey)) o[d.ckey] = makeLink(d.app, d.container, s.v[3]);
     if (d.app.static) o.get = () => v;
+    if (!d.app.static && !hasOwn(o, 'copyable')) o.copyable = v.copyable;
     return o;
   }
   if (LINKS.has(v)) {
@@ -990,6 +1021,7 @@ const viewField = (app, f, v) => {
     case 'link': return makeLink(app, f.model, v);
     case 'html': case 'svg-icon': return new SafeHtml(v);
     case 'markdown': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(app.ch('md', v));
+    case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
     default: return v;
   }

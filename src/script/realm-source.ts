@@ -1157,6 +1157,7 @@ return freeze({
   takeEffects: takeEffects,
   formType: formType,
   notifications: notificationsOf,
+  imageValue: imageValue,
   formErrorInfo: formErrorInfo,
   Email: Email,
   Cookie: Cookie,

@@ -57,6 +57,8 @@ export interface RealmKit {
   newSafeHtml(html: string): object;
   safeHtmlValue(o: unknown): string | undefined;
   richTextValue(o: unknown): { text: string; key: string } | undefined;
+  /** An image of a record (realm-models.ts ImageRef): its id and its app's image key. */
+  imageValue(o: unknown): { id: string; key: string | null } | undefined;
   newRedirect(path: string, query: ReadonlyArray<readonly [string, string]>, hash: string, messages: readonly FlashMessage[], failed: boolean): object;
   redirectState(o: unknown):
     | { path: string; query: Array<[string, string]>; hash: string; messages: FlashMessage[]; failed: boolean; invalid: unknown; form: unknown }
@@ -557,6 +559,11 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
       const make = richTextMakers.get(String(rich.key));
       if (make) return make(String(rich.text));
     }
+    const image = kit.imageValue(obj);
+    if (image !== undefined) {
+      const make = image.key === null ? undefined : imageMakers.get(String(image.key));
+      return make ? make(String(image.id)) : null;
+    }
   }
   state.stack.push(obj);
   try {
@@ -882,6 +889,14 @@ const richTextMakers = new Map<string, (text: string) => unknown>();
  */
 export function registerRichText(key: string, make: (text: string) => unknown): void {
   richTextMakers.set(key, make);
+}
+
+/** How a view sees an image (src/app/images.ts), by the image key of an app's models. */
+const imageMakers = new Map<string, (id: string) => unknown>();
+
+/** Registers what an app's images become in views (`{{{post.image}}}`, `post.image.width`). */
+export function registerImages(key: string, make: (id: string) => unknown): void {
+  imageMakers.set(key, make);
 }
 
 /**

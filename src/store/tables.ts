@@ -95,7 +95,7 @@ export function layoutModel(model: ModelDefinition): TableLayout {
     if (field.builtIn) continue;
     const type = columnType(field);
     const column = `f_${field.name}`;
-    const layout: FieldLayout = { field, column, index: 4 + fields.length, json: type === 'json', queryable: type !== 'json' && field.type !== 'svg-icon' && field.type !== 'html' && field.type !== 'markdown' };
+    const layout: FieldLayout = { field, column, index: 4 + fields.length, json: type === 'json', queryable: type !== 'json' && field.type !== 'svg-icon' && field.type !== 'html' && field.type !== 'markdown' && field.type !== 'image' };
     columns.push({ name: column, type, notNull: false });
     if (field.type === 'hierarchy') {
       layout.extra = `k_${field.name}`;

@@ -97,6 +97,15 @@ const VALID: ValidCase[] = [
     },
   },
   {
+    name: 'an image field (the images blueprint shape): public: kept',
+    files: { '/📦/🌐Post.yaml': `${POST}\nimage:\n  type: image\n  public: true\n` },
+    check(schema) {
+      const image = schema.models.get('Post')!.fields.find((f) => f.name === 'image')!;
+      assert.equal(image.type, 'image');
+      assert.equal(image.public, true);
+    },
+  },
+  {
     name: 'empty and comment-only files define models with built-ins only',
     files: { '/📦/👤Member.yaml': '', '/📦/📄Page.yaml': '# nothing yet\n' },
     check(schema) {
@@ -231,12 +240,7 @@ const BROKEN: BrokenCase[] = [
   { name: 'an unknown lowercase type, with a hint', files: { [T]: 'title: text\n' }, expect: [`${T}:1:8 LW_MODEL_FIELD_TYPE`], says: 'write string' },
   { name: 'an unknown model type', files: { [T]: 'owner: Account\n' }, expect: [`${T}:1:8 LW_MODEL_FIELD_TYPE`], says: '/📦/🌐Account.yaml' },
   { name: 'an unknown long-form type', files: { [T]: 'count:\n  type: int\n' }, expect: [`${T}:2:9 LW_MODEL_FIELD_TYPE`], says: 'write integer' },
-  {
-    name: 'an image field (the images blueprint shape)',
-    files: { '/📦/🌐Post.yaml': `${POST}\nimage:\n  type: image\n  public: true\n` },
-    expect: ['/📦/🌐Post.yaml:7:9 LW_MODEL_TYPE_NOT_AVAILABLE'],
-    says: 'not available in this version',
-  },
+  { name: 'public: on an image field takes a boolean', files: { [T]: 'image:\n  type: image\n  public: yes\n' }, expect: [`${T}:3:11 LW_MODEL_OPTION`], says: 'public: takes true' },
   { name: 'a static-document type', files: { [T]: 'body: document-markdown\n' }, expect: [`${T}:1:7 LW_MODEL_TYPE_NOT_ALLOWED`] },
   { name: 'hierarchy in a Content model', files: { '/📦/📄Page.yaml': 'hierarchy: hierarchy\n' }, expect: ['/📦/📄Page.yaml:1:12 LW_MODEL_TYPE_NOT_ALLOWED'] },
   { name: 'hierarchy in an embedded type', files: { '/📦/📎Part.yaml': 'order: hierarchy\n' }, expect: ['/📦/📎Part.yaml:1:8 LW_MODEL_TYPE_NOT_ALLOWED'] },
@@ -245,7 +249,7 @@ const BROKEN: BrokenCase[] = [
   { name: 'two hierarchy fields', files: { [T]: 'hierarchy: hierarchy\norder: hierarchy\n' }, expect: [`${T}:2:1 LW_MODEL_HIERARCHY`] },
   { name: 'unique on an integer', files: { [T]: 'count:\n  type: integer\n  unique: true\n' }, expect: [`${T}:3:3 LW_MODEL_OPTION`] },
   { name: 'unique on a Content model', files: { '/📦/📄Page.yaml': 'title:\n  type: string\n  unique: true\n' }, expect: ['/📦/📄Page.yaml:3:3 LW_MODEL_OPTION'], says: 'Universal' },
-  { name: 'public on a string', files: { [T]: 'title:\n  type: string\n  public: true\n' }, expect: [`${T}:3:3 LW_MODEL_OPTION`], says: 'image fields' },
+  { name: 'public on a string', files: { [T]: 'title:\n  type: string\n  public: true\n' }, expect: [`${T}:3:3 LW_MODEL_OPTION`], says: 'public: does not apply to string fields' },
   { name: 'an unknown option', files: { [T]: 'title:\n  type: string\n  required: true\n' }, expect: [`${T}:3:3 LW_MODEL_OPTION`], says: 'optional, label' },
   { name: 'optional: yes (a string, not a boolean)', files: { [T]: 'title:\n  type: string\n  optional: yes\n' }, expect: [`${T}:3:13 LW_MODEL_OPTION`] },
   { name: 'max: many', files: { [T]: 'title:\n  type: string\n  max: many\n' }, expect: [`${T}:3:8 LW_MODEL_OPTION`] },

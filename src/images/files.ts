@@ -1,0 +1,140 @@
+/**
+ * Where images live on disk, under one directory (created on first use, private to the server):
+ *
+ * - `uploads/<id>`: the bytes of an upload as received, kept until it is processed and swept
+ *   afterwards. An id names one upload only: a second save under the same id is refused (EEXIST),
+ *   never written over the first.
+ * - `<ab>/<sha256>.jpg|png`: processed images, named by the SHA-256 of their bytes (`ab` being
+ *   its first two hex digits, so that no directory grows too large). The same image saved twice
+ *   is one file, and a name, once handed out, always means the same bytes, so that it can be
+ *   served with an immutable cache lifetime.
+ *
+ * Every file is written under a temporary name in its final directory, flushed to disk, then
+ * given its name by a hard link, which (unlike a rename) fails rather than replace a file that is
+ * already there. A reader sees a whole file or none, and a crash never leaves a half-written file
+ * under a real name. Only names of a strict form (`UPLOAD_ID`, `RESULT_NAME`) become paths.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+/** What an upload id looks like (ids are made by the server, e.g. random base64url). */
+export const UPLOAD_ID = /^[A-Za-z0-9_-]{10,64}$/;
+/** What the name of a processed image looks like: `<sha256 hex>.jpg` or `.png`. */
+export const RESULT_NAME = /^[0-9a-f]{64}\.(?:jpg|png)$/;
+
+const EXTENSIONS = { jpeg: 'jpg', png: 'png' } as const;
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+function isMissing(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/** Creates `file` with `bytes`, flushed to disk before it returns. */
+async function writeDurably(file: string, bytes: Uint8Array): Promise<void> {
+  const handle = await fs.open(file, 'wx', FILE_MODE);
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes `bytes` to `target` all at once; throws an error with `code` 'EEXIST', and leaves the
+ * existing file as it was, when `target` exists.
+ */
+async function writeNew(target: string, bytes: Uint8Array): Promise<void> {
+  const dir = path.dirname(target);
+  await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  const temp = path.join(dir, `.${randomBytes(12).toString('hex')}.tmp`);
+  try {
+    await writeDurably(temp, bytes);
+    await fs.link(temp, target);
+  } finally {
+    await fs.rm(temp, { force: true });
+  }
+}
+
+export class ImageFiles {
+  /** The directory, absolute. */
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = path.resolve(dir);
+  }
+
+  private get uploadsDir(): string {
+    return path.join(this.dir, 'uploads');
+  }
+
+  private uploadPath(id: string): string {
+    if (typeof id !== 'string' || !UPLOAD_ID.test(id)) {
+      throw new TypeError(`an upload id is 10 to 64 letters, digits, "_" or "-", not ${JSON.stringify(id)}`);
+    }
+    return path.join(this.uploadsDir, id);
+  }
+
+  /** Stores an upload's bytes; throws an error with `code` 'EEXIST' when `id` is already taken. */
+  async saveUpload(id: string, bytes: Buffer): Promise<void> {
+    await writeNew(this.uploadPath(id), bytes);
+  }
+
+  /** The bytes of an upload, or undefined when there is none under `id`. */
+  async readUpload(id: string): Promise<Buffer | undefined> {
+    try {
+      return await fs.readFile(this.uploadPath(id));
+    } catch (e) {
+      if (isMissing(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** Deletes an upload; nothing happens when there is none. */
+  async removeUpload(id: string): Promise<void> {
+    await fs.rm(this.uploadPath(id), { force: true });
+  }
+
+  /** Every stored upload with its modification time, for sweeping the ones left too long. */
+  async listUploads(): Promise<Array<{ id: string; mtimeMs: number }>> {
+    let entries: string[];
+    try {
+      entries = await fs.readdir(this.uploadsDir);
+    } catch (e) {
+      if (isMissing(e)) return [];
+      throw e;
+    }
+    const uploads: Array<{ id: string; mtimeMs: number }> = [];
+    for (const id of entries.filter((name) => UPLOAD_ID.test(name))) {
+      try {
+        uploads.push({ id, mtimeMs: (await fs.stat(path.join(this.uploadsDir, id))).mtimeMs });
+      } catch (e) {
+        // Removed between readdir and stat.
+        if (!isMissing(e)) throw e;
+      }
+    }
+    return uploads;
+  }
+
+  /** Stores a processed image under its content's name (nothing to do when it is already there). */
+  async saveResult(data: Buffer, format: 'jpeg' | 'png'): Promise<string> {
+    const name = `${createHash('sha256').update(data).digest('hex')}.${EXTENSIONS[format]}`;
+    try {
+      await writeNew(this.resultFile(name), data);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    return name;
+  }
+
+  /** The absolute path of a processed image, for a name of the exact form RESULT_NAME only. */
+  resultPath(name: string): string | undefined {
+    return typeof name === 'string' && RESULT_NAME.test(name) ? this.resultFile(name) : undefined;
+  }
+
+  private resultFile(name: string): string {
+    return path.join(this.dir, name.slice(0, 2), name);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Uploaded images. The pure layer (no HTTP, no database): recognising an upload by its bytes
+ * and checking its file name (sniff.ts); turning it into the image the app serves, upright,
+ * without metadata, at most 1000 pixels on its longest side and under 500 KB, with decompression
+ * bombs refused before decoding (process.ts); and the files on disk, uploads by id and processed
+ * images by the SHA-256 of their bytes (files.ts). Over it, in the app's store: the image table
+ * (table.ts) and the worker that processes attached uploads (worker.ts).
+ *
+ * Wiring, for the server: refuse a body over UPLOAD_MAX_BYTES, `saveUpload(id, bytes)`, then
+ * `processImage(bytes)` and `saveResult(data, format)` (an ImageError is the client's fault: a 4xx);
+ * serve `resultPath(name)`, and sweep `listUploads()` now and then.
+ */
+export { sniffImage, isValidImageFileName, UPLOAD_MAX_BYTES, type ImageFormat } from './sniff.js';
+export {
+  processImage,
+  ImageError,
+  DEFAULT_IMAGE_LIMITS,
+  type ImageErrorCode,
+  type ProcessOptions,
+  type ProcessedImage,
+} from './process.js';
+export { ImageFiles, UPLOAD_ID, RESULT_NAME } from './files.js';
+
+// In the app's store: the image table and the worker that processes attached uploads.
+export { ensureImageTables, insertUpload, attachImages, readImage, IMAGE_TABLE, type ImageRow } from './table.js';
+export { ImageWorker, DEFAULT_IMAGE_TIMINGS, type ImageLog, type ImageTimings, type ImageWorkerOptions } from './worker.js';
