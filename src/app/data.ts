@@ -312,7 +312,7 @@ export class AppData {
   /** A form file's type for scripts (`import {NewTask} from '📤'`), registered under `key`. */
   addForm(key: string, form: FormType): unknown {
     this.forms.set(key, form);
-    return this.#formType(key, [...form.groups.keys()]);
+    return this.#formType(key, [...form.groups.keys(), ...form.steps.map((s) => s.name)]);
   }
 
   /** The form of `key` (`key#Group` for a group) and the key of its form state (the whole form's). */
@@ -322,8 +322,10 @@ export class AppData {
       const form = this.forms.get(key);
       return form && { form, stateKey: key };
     }
-    const group = this.forms.get(key.slice(0, hash))?.groups.get(key.slice(hash + 1));
-    return group && { form: group, stateKey: key.slice(0, hash) };
+    const parent = this.forms.get(key.slice(0, hash));
+    const name = key.slice(hash + 1);
+    const sub = parent?.groups.get(name) ?? parent?.steps.find((s) => s.name === name);
+    return sub && { form: sub, stateKey: key.slice(0, hash) };
   }
 
   /**
@@ -342,6 +344,14 @@ export class AppData {
     const req = this.#request();
     const hooks = req.form;
     if (!hooks) throw new LanewayError('LW_HTTP_INTERNAL', 'forms are read by endpoint scripts', { status: 500 });
+    // A step (`+End`) starts from the values the steps before it carried in the form state
+    // (`Redirect….form(f)`): a field the page does not send again keeps that value.
+    let prior: Record<string, unknown> | undefined;
+    const isStep = key.includes('#') && this.forms.get(stateKey)?.kind === 'steps';
+    if (isStep && hooks.formId() !== null) {
+      const st = await hooks.visitor()?.formState(hooks.formId()!, stateKey);
+      if (st) prior = st.values;
+    }
     if (submit && form.requirePreviousState) {
       const id = hooks.formId();
       const visitor = hooks.visitor();
@@ -356,7 +366,15 @@ export class AppData {
         );
       }
     }
-    const fields = await hooks.body();
+    const sent = await hooks.body();
+    let fields = sent;
+    if (prior) {
+      fields = new Map(sent);
+      for (const f of form.fields) {
+        const v = prior[f.name];
+        if (!fields.has(f.path) && v !== undefined && v !== null) fields.set(f.path, Array.isArray(v) ? v.map(String) : [String(v)]);
+      }
+    }
     const body = {
       get: (name: string) => fields.get(name)?.[0] ?? null,
       all: (name: string) => [...(fields.get(name) ?? [])],

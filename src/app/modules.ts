@@ -217,7 +217,7 @@ export class RequestScope {
     if (!data || !found) return undefined;
     const type: Record<string, unknown> = Object.create(null);
     type.view = (init?: unknown) => this.#formView(key, init);
-    for (const g of found.form.groups.keys()) type[g] = this.formViewType(`${key}#${g}`);
+    for (const g of [...found.form.groups.keys(), ...found.form.steps.map((s) => s.name)]) type[g] = this.formViewType(`${key}#${g}`);
     return Object.freeze(type);
   }
 

@@ -80,10 +80,12 @@ export async function settleVisitor(
   const flash = flashOf(effects, redirect, answer, ok);
   try {
     if (flash) await visitor.leave(flash);
-    const invalid = answer.kind === 'redirect' ? redirect?.formError : undefined;
-    if (invalid && answer.kind === 'redirect') {
-      const stateKey = invalid.key.includes('#') ? invalid.key.slice(0, invalid.key.indexOf('#')) : invalid.key;
-      const id = await visitor.saveFormState(stateKey, invalid.values, invalid.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), false);
+    // The form state `.invalid($ModelInvalid)` carries back, or the one `.form(f)` carries on to the next step.
+    const carried = answer.kind === 'redirect' ? (redirect?.formError ?? (ok ? redirect?.formState : undefined)) : undefined;
+    if (carried && answer.kind === 'redirect') {
+      const stateKey = carried.key.includes('#') ? carried.key.slice(0, carried.key.indexOf('#')) : carried.key;
+      const ready = carried === redirect?.formState;
+      const id = await visitor.saveFormState(stateKey, carried.values, carried.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), ready);
       answer = { ...answer, location: withFormId(answer.location, id) };
     }
   } catch (e) {

@@ -938,12 +938,16 @@ const submitForm = (app, key, inst) => {
     return undefined;
   });
 };
+// A read form (Form.validate(), Form.get()) remembers its key and submitted texts, so that
+// Redirect….form(f) can carry them to the next step as a form state (REFERENCE 2.5, OQ-9).
+const FORMREAD = new OWeakMap();
 const readForm = (app, key, validate) => pt(app.ch('fr', key, validate), (r) => {
   if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
   const o = {};
   const pairs = r[1];
   for (let i = 0; i < pairs.length; i++) o[pairs[i][0]] = pairs[i][1];
   defProp(o, 'submit', { value: (inst) => submitForm(app, key, inst) });
+  FORMREAD.set(o, { key: key, values: r[2] });
   return freeze(o);
 });
 const makeFormType = (app, key, groups) => {
@@ -956,7 +960,12 @@ const makeFormType = (app, key, groups) => {
 };
 const notificationsOf = (ns) => { const app = APPS.get(ns); return app === undefined ? {} : app.notes; };
 const formType = (ns, key, groups) => { const app = APPS.get(ns); if (app === undefined) throw new OTypeError('forms need models'); return makeFormType(app, key, groups); };
-const formErrorInfo = (e) => { const f = FORMERR.get(e); if (f === undefined) return undefined; return { key: f.key, values: f.values, messages: e.messages }; };
+const formErrorInfo = (e) => {
+  const f = FORMERR.get(e);
+  if (f !== undefined) return { key: f.key, values: f.values, messages: e.messages };
+  const g = FORMREAD.get(e);
+  return g === undefined ? undefined : { key: g.key, values: g.values, messages: [] };
+};
 const modelLink = (ns, model, id) => { const app = APPS.get(ns); if (app === undefined || !app.models.has(model)) throw new OTypeError('no model ' + model); return makeLink(app, model, id); };
 const installModels = (desc, ch) => {
   const app = new App(desc, ch);

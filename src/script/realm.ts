@@ -582,6 +582,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
         failed: rs.failed,
         invalid: toHost(rs.invalid, limits, state),
         formError: formErrorOf(rs.invalid),
+        formState: formErrorOf(rs.form),
         form: toHost(rs.form, limits, state),
       });
     }

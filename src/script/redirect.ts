@@ -31,6 +31,8 @@ export class ScriptRedirect {
   readonly form: unknown;
   /** The form state `.invalid($ModelInvalid)` carries when the error came from a form: the form's key, the submitted texts, the messages. */
   readonly formError: RedirectFormError | undefined;
+  /** The validated form `.form(f)` carries to the next step (a form state with no messages). */
+  readonly formState: RedirectFormError | undefined;
 
   constructor(init: {
     path: string;
@@ -41,6 +43,7 @@ export class ScriptRedirect {
     invalid?: unknown;
     form?: unknown;
     formError?: RedirectFormError | undefined;
+    formState?: RedirectFormError | undefined;
   }) {
     this.path = init.path;
     this.query = Object.freeze((init.query ?? []).map(([k, v]) => Object.freeze([k, v] as const)));
@@ -50,6 +53,7 @@ export class ScriptRedirect {
     this.invalid = init.invalid;
     this.form = init.form;
     this.formError = init.formError;
+    this.formState = init.formState;
     Object.freeze(this);
   }
 
