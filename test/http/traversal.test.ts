@@ -121,7 +121,8 @@ const TARGETS: Target[] = [
   { url: '/b/📤/Vs.js', disk: '/b/📤\uFE0F/Vs.js', content: `${secret('// ')}const Vs = 1\nexport {Vs}\n` },
   { url: '/📦/🌐Task.yaml', content: secret('# ') },
   { url: '/🗄/📄Doc.yaml', content: secret('# ') },
-  { url: '/📡/Note.yaml', content: secret('# ') },
+  { url: '/📡/Note.yaml', content: `${secret('# ')}🎛:\n  default: owner@example.test\nbody: string\n` },
+  { url: '/📡/Note/email.txt', content: secret('') },
   // Outside the app: a symlink to a file, a symlink to a directory, a symlink to the parent.
   { url: '/outside.txt', content: '' },
   { url: '/outdir/secret.txt', content: '' },
