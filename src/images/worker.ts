@@ -13,8 +13,9 @@
  * and files without a row (a PUT that died between its file and its row).
  *
  * Images are processed one at a time: sharp runs on libuv's threads, but two large decodes at once
- * would double the memory a pass needs. The poll timer is unref'd.
+ * would double the memory a pass needs. Passes run one at a time (src/shared/passes.ts).
  */
+import { Passes } from '../shared/index.js';
 import type { Engine } from '../store/index.js';
 import type { ImageFiles } from './files.js';
 import { ImageError, processImage } from './process.js';
@@ -55,10 +56,7 @@ export class ImageWorker {
   readonly #t: ImageTimings;
   readonly #sql: ImageSql;
   readonly #onReady: ((id: string) => void) | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #pass: Promise<void> | undefined;
-  #next: Promise<void> | undefined;
-  #stopped = false;
+  readonly #passes: Passes;
   #lastSweep = -Infinity;
   #lastError: string | undefined;
 
@@ -70,39 +68,21 @@ export class ImageWorker {
     this.#t = { ...DEFAULT_IMAGE_TIMINGS, ...options.timings };
     this.#sql = imageSql(engine.dialect);
     this.#onReady = options.onReady;
+    this.#passes = new Passes(() => this.#run(), this.#t.pollMs);
   }
 
   start(): void {
-    if (this.#stopped || this.#timer) return;
-    this.#timer = setInterval(() => void this.kick(), this.#t.pollMs);
-    this.#timer.unref();
-    void this.kick();
+    this.#passes.start();
   }
 
   /** Looks for attached uploads now; resolves (never rejects) when a pass begun after the call has finished. */
   kick(): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
-    if (!this.#pass) {
-      const pass = this.#run().finally(() => {
-        if (this.#pass === pass) this.#pass = undefined;
-      });
-      this.#pass = pass;
-      return pass;
-    }
-    this.#next ??= this.#pass.then(() => {
-      this.#next = undefined;
-      return this.kick();
-    });
-    return this.#next;
+    return this.#passes.kick();
   }
 
   /** Stops polling and waits for the image being processed. */
   async stop(): Promise<void> {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#pass;
+    await this.#passes.stop();
   }
 
   async #run(): Promise<void> {
@@ -113,11 +93,11 @@ export class ImageWorker {
         await this.#sweep(start);
       }
       for (;;) {
-        if (this.#stopped) break;
+        if (this.#passes.stopped) break;
         const rows = await this.#engine.reader.all(this.#sql.due, [this.#now()]);
         let taken = 0;
         for (const row of rows) {
-          if (this.#stopped) break;
+          if (this.#passes.stopped) break;
           const id = String(row[0]);
           if (await this.#claim(id)) {
             taken++;

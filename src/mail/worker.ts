@@ -25,6 +25,7 @@
  * `kick()` answers when a pass that began after it has finished. The poll timer is unref'd: the
  * worker never keeps a process alive.
  */
+import { Passes } from '../shared/index.js';
 import type { Engine } from '../store/index.js';
 import { checkMailMessage } from './message.js';
 import { DUE_BATCH, outboxSql, type OutboxSql } from './outbox.js';
@@ -110,11 +111,8 @@ export class MailWorker {
   readonly #now: () => number;
   readonly #t: MailTimings;
   readonly #sql: OutboxSql;
-  #timer: NodeJS.Timeout | undefined;
-  /** The pass running, and the one queued behind it (kicks during a pass share it). */
-  #pass: Promise<void> | undefined;
-  #next: Promise<void> | undefined;
-  #stopped = false;
+  /** The passes over the outbox: one at a time, on the poll timer and on kicks. */
+  readonly #passes: Passes;
   /** No message is sent before this (a server or credentials failure). */
   #pausedUntil = 0;
   #pauses = 0;
@@ -131,15 +129,14 @@ export class MailWorker {
     this.#now = options.now ?? Date.now;
     this.#t = { ...DEFAULT_MAIL_TIMINGS, ...options.timings };
     this.#sql = outboxSql(engine.dialect);
+    this.#passes = new Passes(() => this.#run(), this.#t.pollMs);
   }
 
   /** Logs where messages go, then polls every `pollMs` (and at once). The outbox table must exist (`ensureMailTables`). */
   start(): void {
-    if (this.#stopped || this.#timer) return;
+    if (this.#passes.stopped || this.#passes.started) return;
     this.#log.info(`mail: ${this.#transport.description}`);
-    this.#timer = setInterval(() => void this.kick(), this.#t.pollMs);
-    this.#timer.unref();
-    void this.kick();
+    this.#passes.start();
   }
 
   /**
@@ -148,28 +145,12 @@ export class MailWorker {
    * more, shared by every kick made meanwhile.
    */
   kick(): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
-    if (!this.#pass) {
-      const pass = this.#run().finally(() => {
-        if (this.#pass === pass) this.#pass = undefined;
-      });
-      this.#pass = pass;
-      return pass;
-    }
-    this.#next ??= this.#pass.then(() => {
-      this.#next = undefined;
-      return this.kick();
-    });
-    return this.#next;
+    return this.#passes.kick();
   }
 
   /** Stops polling, waits for the message being sent (its outcome is recorded), then closes the transport. */
   async stop(): Promise<void> {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#pass;
+    if (!(await this.#passes.stop())) return;
     try {
       await this.#recordUnrecorded();
     } catch {
@@ -189,11 +170,11 @@ export class MailWorker {
       }
       for (;;) {
         const now = this.#now();
-        if (this.#stopped || now < this.#pausedUntil) break;
+        if (this.#passes.stopped || now < this.#pausedUntil) break;
         const rows = await this.#engine.reader.all(this.#sql.due, [now, now]);
         let taken = 0;
         for (const row of rows) {
-          if (this.#stopped || this.#now() < this.#pausedUntil) break;
+          if (this.#passes.stopped || this.#now() < this.#pausedUntil) break;
           const claimed = await this.#claim(String(row[0]));
           if (claimed) {
             taken++;

@@ -6,3 +6,4 @@ export { type SourceTree, normalizeName, normalizePath } from './source-tree.js'
 export { WebSafe, isWebSafe, SAFE_HTML, safeMarkup } from './web-safe.js';
 export { then } from './maybe-async.js';
 export { cookieNameProblem } from './cookie-name.js';
+export { Passes } from './passes.js';
