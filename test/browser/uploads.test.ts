@@ -17,7 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { serve, type Served } from '../helpers.js';
-import { startSmtp, until, type TestSmtp } from '../mail/helpers.js';
+import { startSmtp, until, type TestSmtp, useSmtpEnv } from '../mail/helpers.js';
 import { launch, skip, type Browser, type Page } from './chromium.js';
 
 // The browser globals the functions given to the page use (this project compiles without the DOM library).
@@ -287,11 +287,10 @@ describe('blueprint flows in Chromium', { skip }, () => {
     let smtp: TestSmtp;
     let s: Served;
     let r: Recorder;
-    const saved = { url: process.env.LANEWAY_SMTP_URL, from: process.env.LANEWAY_MAIL_FROM };
+    let restoreEnv: (() => void) | undefined;
     before(async () => {
       smtp = await startSmtp();
-      process.env.LANEWAY_SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
-      process.env.LANEWAY_MAIL_FROM = '"Site" <site@example.test>';
+      restoreEnv = useSmtpEnv(smtp.port);
       s = await serve(CONTACT_APP, { data: { log: { info: () => {}, error: () => {} } } });
       r = await recordingPage(browser);
     });
@@ -299,10 +298,7 @@ describe('blueprint flows in Chromium', { skip }, () => {
       await r?.close();
       await s?.close();
       await smtp?.close();
-      for (const [k, v] of [['LANEWAY_SMTP_URL', saved.url], ['LANEWAY_MAIL_FROM', saved.from]] as const) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+      restoreEnv?.();
     });
 
     test('invalid: back with values and messages, nothing sent; valid: thank-you page and one plain-text message', async () => {

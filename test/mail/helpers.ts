@@ -213,3 +213,20 @@ export async function outboxRows(engine: Engine): Promise<OutboxRow[]> {
     subject: (JSON.parse(String(r[7])) as MailMessage).subject,
   })).sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
 }
+
+/**
+ * Points the app's mail settings at a test SMTP server (`LANEWAY_SMTP_URL`, and `LANEWAY_MAIL_FROM`
+ * `"Site" <site@example.test>`) before an app's store is opened; the function it answers puts the
+ * environment back.
+ */
+export function useSmtpEnv(port: number): () => void {
+  const saved = { LANEWAY_SMTP_URL: process.env.LANEWAY_SMTP_URL, LANEWAY_MAIL_FROM: process.env.LANEWAY_MAIL_FROM };
+  process.env.LANEWAY_SMTP_URL = `smtp://127.0.0.1:${port}`;
+  process.env.LANEWAY_MAIL_FROM = '"Site" <site@example.test>';
+  return () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}

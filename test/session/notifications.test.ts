@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { diagnosticsOf, serve, type Served } from '../helpers.js';
-import { startSmtp, until, type TestSmtp } from '../mail/helpers.js';
+import { startSmtp, until, type TestSmtp, useSmtpEnv } from '../mail/helpers.js';
 import { TestVisitor } from '../support/visitor.js';
 import { ENGINES } from '../support/engines.js';
 
@@ -47,20 +47,16 @@ for (const engine of ENGINES) {
   describe(`notifications (${engine.name})`, () => {
     let smtp: TestSmtp;
     let s: Served;
-    const saved = { url: process.env.LANEWAY_SMTP_URL, from: process.env.LANEWAY_MAIL_FROM };
+    let restoreEnv: (() => void) | undefined;
     before(async () => {
       smtp = await startSmtp();
-      process.env.LANEWAY_SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
-      process.env.LANEWAY_MAIL_FROM = '"Site" <site@example.test>';
+      restoreEnv = useSmtpEnv(smtp.port);
       s = await serve(APP, { data: { ...(await engine.data()), log: { info: () => {}, error: () => {} } } });
     });
     after(async () => {
       await s?.close();
       await smtp?.close();
-      for (const [k, v] of [['LANEWAY_SMTP_URL', saved.url], ['LANEWAY_MAIL_FROM', saved.from]] as const) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+      restoreEnv?.();
     });
 
     it('the form view renders each field through the supplier, on a single-user page', async () => {
