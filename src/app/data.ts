@@ -94,7 +94,7 @@ export class AppData {
   /** The notifications of `/📡/` by name (empty without). */
   readonly notifications: ReadonlyMap<string, NotificationDefinition>;
   /** A link (realm value) to a record: model-backed path parameters. */
-  readonly link: (model: string, id: string) => unknown;
+  readonly link: (model: string, id: string, row?: unknown[]) => unknown;
   /** The field names of every model (fluent setters, generate.ts). */
   readonly fieldNames: ReadonlySet<string>;
   /** What scripts may name on each model (build-time checks, script/model-use.ts). */

@@ -22,6 +22,8 @@ export interface RequestInfo {
   acceptsJson: boolean;
   /** The record id of each model-backed parameter (model-params.ts), once resolved. */
   paramIds?: ReadonlyMap<ParamValue, string>;
+  /** The record each model-backed parameter named, as the store read it at the path match. */
+  paramRows?: ReadonlyMap<ParamValue, unknown[]>;
   /** Reads the whole body, enforcing the app's body limit (rejects with a 413 LanewayError). */
   readBody(): Promise<Buffer>;
 }

@@ -23,7 +23,13 @@ interface Backed {
   field: string;
 }
 
-type Resolution = Reply | Map<ParamValue, string>;
+/** The id and the row (as the store reads it: id, created, modified, container, fields…) of each parameter. */
+interface Resolved {
+  ids: Map<ParamValue, string>;
+  rows: Map<ParamValue, unknown[]>;
+}
+
+type Resolution = Reply | Resolved;
 
 /**
  * Wraps the endpoints of an app whose 🔗.yaml files name models: each request first resolves its
@@ -41,7 +47,7 @@ export function withModelParams(endpoint: Endpoint, data: AppData, paramDef: (p:
         if (m) (backed ??= []).push({ param: p, model: m[1]!, field: m[2]! });
       }
       if (!backed) return inner(req);
-      const done = (r: Resolution): Reply | Promise<Reply> => (r instanceof Map ? inner({ ...req, paramIds: r }) : r);
+      const done = (r: Resolution): Reply | Promise<Reply> => ('ids' in r ? inner({ ...req, paramIds: r.ids, paramRows: r.rows }) : r);
       try {
         const r = resolve(data, req, backed);
         return r instanceof Promise ? r.then(done, unavailable) : done(r);
@@ -64,18 +70,21 @@ function resolve(data: AppData, req: RequestInfo, backed: Backed[]): Resolution 
   if (!store) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
   const session = store.read('a path parameter');
   const ids = new Map<ParamValue, string>();
+  const rows = new Map<ParamValue, unknown[]>();
   const byModel = new Map<string, string>();
   const step = (i: number): Resolution | Promise<Resolution> => {
     for (; i < backed.length; i++) {
       const { param, model, field } = backed[i]!;
-      const found = session.findKey(model, field, param.value);
-      const use = (row: { id: string; container: string | null } | undefined): Resolution | Promise<Resolution> | undefined => {
+      const found = session.findRecord(model, field, param.value);
+      const use = (row: unknown[] | undefined): Resolution | Promise<Resolution> | undefined => {
         if (!row) return field === 'id' ? NOT_FOUND : oldUid(session, req, param, model, field);
+        const id = String(row[0]);
         const container = data.schema.models.get(model)?.container;
         const expected = container === undefined ? undefined : byModel.get(container);
-        if (expected !== undefined && row.container !== expected) return NOT_FOUND;
-        ids.set(param, row.id);
-        byModel.set(model, row.id);
+        if (expected !== undefined && row[3] !== expected) return NOT_FOUND;
+        ids.set(param, id);
+        rows.set(param, row);
+        byModel.set(model, id);
         return undefined;
       };
       if (found instanceof Promise) {
@@ -85,7 +94,7 @@ function resolve(data: AppData, req: RequestInfo, backed: Backed[]): Resolution 
       const r = use(found);
       if (r !== undefined) return r;
     }
-    return ids;
+    return { ids, rows };
   };
   return step(0);
 }

@@ -369,7 +369,7 @@ export class RequestScope {
     const m = def?.form === 'field' ? /^📦\.(\w+)\.\w+$/.exec(def.field) : null;
     const data = this.#system.data;
     // A model-backed parameter is a link to the record (REFERENCE §3.2): get() loads it.
-    if (m && data && data.schema.models.has(m[1]!)) return data.link(m[1]!, this.req.paramIds?.get(p) ?? p.value);
+    if (m && data && data.schema.models.has(m[1]!)) return data.link(m[1]!, this.req.paramIds?.get(p) ?? p.value, this.req.paramRows?.get(p));
     const s = def?.form === 'field' ? /^🗄\.(\w+)\.\w+$/.exec(def.field) : null;
     const content = this.#system.content;
     if (s && content && content.schema.models.has(s[1]!)) return content.link(s[1]!, this.req.paramIds?.get(p) ?? p.value);

@@ -283,7 +283,9 @@ ISTATE = (o) => { const s = IS.get(o); if (s === undefined) throw new OTypeError
 // Links: a record's id and model; get() loads it.
 const LS = new OWeakMap();
 const LSTATE = (o) => LS.get(o);
-const makeLink = (app, model, id) => {
+// row: the record as it was when the request's path named it (a 🔗 path parameter), so that
+// post.title reads at once (and still reads after post.get().remove()).
+const makeLink = (app, model, id, row) => {
   const d = app.models.get(model);
   let l;
   if (d.isContainer) {
@@ -293,7 +295,7 @@ const makeLink = (app, model, id) => {
   } else {
     l = OObject.create(d.linkProto);
   }
-  LS.set(l, { m: model, id: id, d: d }); LINKS.add(l);
+  LS.set(l, { m: model, id: id, d: d, row: row === undefined ? null : row, inst: null }); LINKS.add(l);
   return l;
 };
 
@@ -649,6 +651,24 @@ const buildModel = (app, d) => {
       defProp(linkProto, f.name, { get() { const r = staticRecord(LSTATE(this).d, LSTATE(this).id); return r === null ? null : r[f.name]; }, enumerable: true });
     }
   }
+  if (!app.static) {
+    // A path parameter's link reads the fields of its record: the state this request holds for
+    // it (changed or removed in this request), else the row read when the path was matched.
+    // Other links have no row: their fields are read through get().
+    const linked = (l) => {
+      const s = LSTATE(l);
+      const u = uow();
+      for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[0] === s.id) return instanceOfState(u.pend[i]);
+      if (s.row === null) throw new OTypeError('read the fields of a linked ' + s.d.name + ' through get(), such as link.get().' + (s.d.fields.length ? s.d.fields[0].name : 'id'));
+      if (s.inst === null) s.inst = makeInstance(s.d, s.row, 1);
+      return s.inst;
+    };
+    for (let i = 0; i < d.fields.length; i++) {
+      const f = d.fields[i];
+      if (hasOwn(linkProto, f.name)) continue;
+      defProp(linkProto, f.name, { get() { return linked(this)[f.name]; } });
+    }
+  }
   d.linkProto = freeze(linkProto);
 
   // The model itself: new M(container?), M.get/optional/exists(id), M.all(), field queries, metadata.
@@ -966,7 +986,7 @@ const formErrorInfo = (e) => {
   const g = FORMREAD.get(e);
   return g === undefined ? undefined : { key: g.key, values: g.values, messages: [] };
 };
-const modelLink = (ns, model, id) => { const app = APPS.get(ns); if (app === undefined || !app.models.has(model)) throw new OTypeError('no model ' + model); return makeLink(app, model, id); };
+const modelLink = (ns, model, id, row) => { const app = APPS.get(ns); if (app === undefined || !app.models.has(model)) throw new OTypeError('no model ' + model); return makeLink(app, model, id, row); };
 const installModels = (desc, ch) => {
   const app = new App(desc, ch);
   APPS.set(app.ns, app);

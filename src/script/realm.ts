@@ -92,7 +92,7 @@ export interface RealmKit {
   /** `q.asc()`, `q.count()`, `q.limit(n)`…: the query methods a view may call. */
   viewOp: RealmFunction;
   isModelish(v: unknown): boolean;
-  modelLink(ns: unknown, model: string, id: string): unknown;
+  modelLink(ns: unknown, model: string, id: string, row?: unknown): unknown;
 }
 
 /** A run object of the realm (fields read by generated code; see realm-source.ts). */
@@ -908,7 +908,7 @@ export function registerImages(key: string, make: (id: string) => unknown): void
 export function installModels(
   descriptor: unknown,
   channel: (...args: unknown[]) => unknown,
-): { namespace: Record<string, unknown>; notifications: Record<string, unknown>; link(model: string, id: string): unknown; formType(key: string, groups: string[]): unknown } {
+): { namespace: Record<string, unknown>; notifications: Record<string, unknown>; link(model: string, id: string, row?: unknown[]): unknown; formType(key: string, groups: string[]): unknown } {
   const { kit } = getRealm();
   const ns = kit.models(toRealm(descriptor), toRealm(channel) as RealmFunction);
   const out: Record<string, unknown> = Object.create(null);
@@ -919,7 +919,7 @@ export function installModels(
   return {
     namespace: out,
     notifications,
-    link: (model, id) => shareValue(kit.modelLink(ns, model, id), '/🔗'),
+    link: (model, id, row) => shareValue(kit.modelLink(ns, model, id, row === undefined ? undefined : toRealm(row)), '/🔗'),
     formType: (key, groups) => shareValue(kit.formType(ns, key, toRealm(groups) as string[]), key),
   };
 }

@@ -372,16 +372,14 @@ export class DataSession {
   }
 
   /**
-   * The record a path parameter names (REFERENCE §3.2): by `id` or a `uid` field, inside
-   * `container` when given. Its id and container, or undefined.
+   * The record a path parameter names (REFERENCE §3.2), by `id` or a `uid` field: its row as
+   * select() gives it (id, created, modified, container, fields…), or undefined.
    */
-  findKey(model: string, field: string, value: string): { id: string; container: string | null } | undefined | Promise<{ id: string; container: string | null } | undefined> {
+  findRecord(model: string, field: string, value: string): unknown[] | undefined | Promise<unknown[] | undefined> {
     const t = this.#table(model);
     const column = field === 'id' ? 'id' : t.byName.get(field)?.column;
     if (!column) throw badQuery(`${model} has no field "${field}"`);
-    return then(this.#all(`SELECT "id", "container" FROM ${q(t.table)} WHERE ${q(column)} = ?`, [value]), (r) =>
-      r.length ? { id: String(r[0]![0]), container: r[0]![1] === null ? null : String(r[0]![1]) } : undefined,
-    );
+    return then(this.#all(`SELECT ${t.select} FROM ${q(t.table)} WHERE ${q(column)} = ?`, [value]), (r) => (r.length ? decodeRow(t, r[0]!) : undefined));
   }
 
   /** The current value of a record's field (the uid an old one redirects to). */

@@ -27,6 +27,10 @@ const APP = {
   'articles/{article}/index.html': '<!--TEMPLATE mustache-->\n{{% import {article} from \'🔗\' }}<h1>{{article.get.title}}</h1>',
   'articles/{article}/📮rename.js': "import {article} from '🔗';\nimport {slug} from 'form';\nlet a = article.get();\na.slug = slug;\n({slug: a.slug});\n",
   'by-id/{art}/🔗.yaml': 'field: 📦.Article.id\n',
+  'by-id/{art}/fields/GET.js': "import {art} from '🔗';\n({title: art.title, status: art.status, slug: art.slug});\n",
+  'by-id/{art}/📮remove.js': "import {art} from '🔗';\nart.get().remove();\n({removed: art.title});\n",
+  'by-id/{art}/📮retitle.js': "import {art} from '🔗';\nconst before = art.title;\nart.get().title = 'Renamed';\n({before: before, after: art.title});\n",
+  'lists/{list}/notes/{note}/title/GET.js': "import {note, list} from '🔗';\n({note: note.title, list: list.title});\n",
   'by-id/{art}/GET.js': "import {art} from '🔗';\nart.get().title;\n",
   'status/{s}/🔗.yaml': 'values: 📦.Article.status\n',
   'status/{s}/GET.js': "import {Article} from '📦';\nimport {s} from '🔗';\n({s: s.$value, n: Article.status(s.$value).count()});\n",
@@ -55,6 +59,20 @@ for (const engine of ENGINES) {
       const byId = await s.request('GET', `/by-id/${made.id}`, J);
       assert.equal(byId.status, 200);
       assert.equal(json(byId), 'Hello');
+    });
+
+    it('a parameter reads its record\'s fields at once, also after this request changed or removed it', async () => {
+      const made = json(await s.request('POST', '/articles', FORM, 'slug=fields-post&title=Field+read'));
+      assert.deepEqual(json(await s.request('GET', `/by-id/${made.id}/fields`, J)), { title: 'Field read', status: 'draft', slug: 'fields-post' });
+      // In the shape of a delete endpoint whose message names what it deleted.
+      const retitled = await s.request('POST', `/by-id/${made.id}/retitle`, J);
+      assert.deepEqual(json(retitled), { before: 'Field read', after: 'Renamed' });
+      const removed = await s.request('POST', `/by-id/${made.id}/remove`, J);
+      assert.equal(removed.status, 200);
+      assert.deepEqual(json(removed), { removed: 'Renamed' });
+      assert.equal((await s.request('GET', `/by-id/${made.id}/fields`, J)).status, 404);
+      const l = json(await s.request('POST', '/lists', FORM, ''));
+      assert.deepEqual(json(await s.request('GET', `/lists/${l.list}/notes/${l.note}/title`, J)), { note: 'n', list: 'L' });
     });
 
     it('an unknown value answers 404 before the script runs, with the nearest ⚡NotFound.html', async () => {
