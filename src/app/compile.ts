@@ -324,6 +324,14 @@ function compileScriptEndpoint(
         return { type: 'error', status: 422, code: 'LW_IMAGE_NOT_UPLOADED', message: 'An image was not uploaded (or its upload expired): upload it again.' };
       }
     }
+    // The flash and a carried form state are written with the request's other writes.
+    let settled;
+    try {
+      settled = await settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log, tx.writer);
+    } catch (e) {
+      await tx.writer.rollback();
+      return unavailable(req, (e as Error).message);
+    }
     try {
       await tx.writer.commit();
     } catch (e) {
@@ -336,7 +344,6 @@ function compileScriptEndpoint(
     }
     if (mails) void data!.mail?.kick();
     if (images?.size) void data!.images?.worker.kick();
-    const settled = await settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log);
     return withHeaders(reply(req, settled.answer, outcome), settled.headers);
   }
 

@@ -9,7 +9,6 @@
  *   running: a read session for GET requests, suppliers and views, a write transaction for POST,
  *   PUT and DELETE scripts (begun before the script runs, committed before the answer is sent).
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { LanewayError } from '../diag/index.js';
 import {
@@ -32,7 +31,7 @@ import { RichTextRenderer } from '../content/index.js';
 /** Loads of the process: keys of rich-text makers are unique per load. */
 let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
-import { loadSecret, Signer, VisitorStore, type Visitor, type VisitorContext } from '../session/index.js';
+import { loadSecret, randomText, Signer, VisitorStore, type Visitor, type VisitorContext } from '../session/index.js';
 import { defaultForm, readSubmission, type FormType } from '../forms/index.js';
 import { ensureMailTables, mailTransportFromEnv, MailWorker, renderNotification, type MailMessage, type NotificationDefinition } from '../mail/index.js';
 import type { Writer } from '../store/index.js';
@@ -277,7 +276,7 @@ export class AppData {
           return this.#check(String(a), String(b), c, true);
         case 'id': {
           const m = this.schema.models.get(String(a));
-          return (m?.prefix ?? '') + randomBytes(ID_BYTES).toString('base64url');
+          return (m?.prefix ?? '') + randomText(ID_BYTES);
         }
         case 'hl': {
           const s = this.#session();

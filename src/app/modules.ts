@@ -8,9 +8,9 @@
 import { LanewayError, type Code } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
-import { openScriptValue, ScriptBudget, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects } from '../script/index.js';
+import { openScriptValue, withViewMembers, ScriptBudget, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects } from '../script/index.js';
 import { secureContext, Visitor } from '../session/index.js';
-import { formView, type FormType, type FormViewValue } from '../forms/index.js';
+import { formView, freshFormView, type FormType, type FormViewValue } from '../forms/index.js';
 import type { CompiledView, RenderOutput } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
@@ -225,7 +225,10 @@ export class RequestScope {
     const { form, stateKey } = this.#system.data!.form(key)!;
     const visitor = this.visitor();
     if (!visitor) throw new LanewayError('LW_SESSION_UNAVAILABLE', 'forms need the app\'s store, which is not open', { status: 503 });
-    const fresh = (): FormViewValue => formView(form, { id: visitor.formToken(stateKey), values: initialValues(form, init), invalid: false, ready: false });
+    const fresh = (): FormViewValue =>
+      init === null || typeof init !== 'object'
+        ? freshFormView(form, visitor.formToken(stateKey), () => initialValues(form, undefined))
+        : formView(form, { id: visitor.formToken(stateKey), values: initialValues(form, init), invalid: false, ready: false });
     const id = this.formId();
     if (id === null) return fresh();
     const state = visitor.formState(id, stateKey);
@@ -440,9 +443,9 @@ export class RequestScope {
           if (n !== '*') return data?.notifications.has(n) ? formOf(n) : undefined;
           return Object.freeze(Object.fromEntries([...(data?.notifications.keys() ?? [])].map((k) => [k, formOf(k)])));
         }
-        const v = openScriptValue(this.value(consumer, m, n), this.#system.limits, this.budget());
+        const v = openScriptValue(this.value(consumer, m, n), this.#system.limits, () => this.budget());
         if (m === '📦' && n !== '*' && v !== null && typeof v === 'object' && this.#system.data?.forms.has(`📦.${n}`)) {
-          return Object.freeze(Object.assign(Object.create(null), v, { Form: this.formViewType(`📦.${n}`) }));
+          return withViewMembers(v, { Form: this.formViewType(`📦.${n}`) });
         }
         return v;
       },

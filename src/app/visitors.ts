@@ -12,6 +12,7 @@
 import type { Code } from '../diag/index.js';
 import { ScriptRedirect, ScriptValue, type RequestEffects, type RunOutcome, type ScriptResponse } from '../script/index.js';
 import { cookieNameProblem, type Flash } from '../session/index.js';
+import type { Writer } from '../store/index.js';
 import type { ReplyHeaders } from './endpoint.js';
 import type { RequestScope } from './modules.js';
 
@@ -56,11 +57,13 @@ function flashOf(effects: RequestEffects | undefined, redirect: ScriptRedirect |
 }
 
 /**
- * After the commit (or the rollback): writes the cookies of a successful request, leaves the
- * flash for the next page, and stores the form state a `Redirect….invalid($ModelInvalid)` carries
- * (its id goes on the redirect as `?_form=`, REFERENCE OQ-9). Returns the answer (its location
- * changed for a form state) and its `Set-Cookie` headers. A flash that cannot be stored (the
- * database went away) is logged, not fatal: the request's own work is done.
+ * Writes the cookies of a successful request, leaves the flash for the next page, and stores the
+ * form state a `Redirect….invalid($ModelInvalid)` carries (its id goes on the redirect as
+ * `?_form=`, REFERENCE OQ-9). Returns the answer (its location changed for a form state) and its
+ * `Set-Cookie` headers. A successful request passes its transaction `tx` (before its commit): the
+ * flash and the form state are written with its other writes, and the commit decides for all of
+ * them. A failed one calls after its rollback, without `tx`: a transaction of their own. A flash
+ * that cannot be stored then (the database went away) is logged, not fatal.
  */
 export async function settleVisitor(
   scope: RequestScope,
@@ -69,6 +72,7 @@ export async function settleVisitor(
   answer: ScriptResponse,
   ok: boolean,
   log: (message: string, fields: Record<string, unknown>) => void,
+  tx?: Writer,
 ): Promise<{ answer: ScriptResponse; headers: ReplyHeaders | undefined }> {
   const visitor = scope.visitor();
   if (!visitor) return { answer, headers: undefined };
@@ -79,16 +83,18 @@ export async function settleVisitor(
   const redirect = answer.kind === 'redirect' || answer.kind === 'reroute' ? redirectOf(outcome) : undefined;
   const flash = flashOf(effects, redirect, answer, ok);
   try {
-    if (flash) await visitor.leave(flash);
+    if (flash) await visitor.leave(flash, tx);
     // The form state `.invalid($ModelInvalid)` carries back, or the one `.form(f)` carries on to the next step.
     const carried = answer.kind === 'redirect' ? (redirect?.formError ?? (ok ? redirect?.formState : undefined)) : undefined;
     if (carried && answer.kind === 'redirect') {
       const stateKey = carried.key.includes('#') ? carried.key.slice(0, carried.key.indexOf('#')) : carried.key;
       const ready = carried === redirect?.formState;
-      const id = await visitor.saveFormState(stateKey, carried.values, carried.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), ready);
+      const id = await visitor.saveFormState(stateKey, carried.values, carried.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), ready, tx);
       answer = { ...answer, location: withFormId(answer.location, id) };
     }
   } catch (e) {
+    // In the request's transaction, the request fails with it (its caller rolls back).
+    if (tx) throw e;
     log(`the visitor's messages or form state could not be stored: ${(e as Error).message}`, { id: scope.req.id, code: 'LW_SESSION_UNAVAILABLE' });
   }
   const cookies = visitor.setCookieHeaders();

@@ -7,7 +7,7 @@
 export { defaultForm, isFormFillable, controlOf, notFillableReason } from './fields.js';
 export { parseFormFile, formNameOf } from './parse.js';
 export { readSubmission } from './submission.js';
-export { formView, escapeAttribute } from './view.js';
+export { formView, freshFormView, escapeAttribute } from './view.js';
 export type {
   AttributeText,
   ChoiceView,

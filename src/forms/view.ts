@@ -93,6 +93,26 @@ export function formView(form: FormType, init: FormViewInit): FormViewValue {
   return Object.freeze(out) as FormViewValue;
 }
 
+/**
+ * Fresh views (the definition's start values, no messages) of one form differ only by their id,
+ * and every part of a field view is frozen: the field views are built once per form and shared.
+ * A page showing a form renders one on every request.
+ */
+const freshFields = new WeakMap<FormType, Record<string, unknown>>();
+
+/** The view of a new instance of `form` with id `id`; `values` (the definition's start values) is asked for on the first call only. */
+export function freshFormView(form: FormType, id: string, values: () => Record<string, unknown> | undefined): FormViewValue {
+  if (form.kind === 'groups') return formView(form, { id, values: values(), invalid: false, ready: false });
+  let fields = freshFields.get(form);
+  if (fields === undefined) {
+    const start = values();
+    fields = {};
+    for (const field of form.fields) fields[field.name] = fieldView(field, own(start, field.name), undefined);
+    freshFields.set(form, fields);
+  }
+  return Object.freeze({ id, invalid: false, ready: false, ...fields }) as FormViewValue;
+}
+
 /** An own property only: a field named `constructor` must not read Object.prototype's. */
 function own(record: Record<string, unknown> | undefined, key: string): unknown {
   return record !== undefined && record !== null && Object.hasOwn(record, key) ? record[key] : undefined;

@@ -303,9 +303,9 @@ export class ScriptValue {
   }
 
   /** A host copy of the value, as `run()` returns without `share` (throws a LanewayError past a limit). */
-  toHost(limits: ScriptLimits = DEFAULT_LIMITS, budget?: ScriptBudget): unknown {
+  toHost(limits: ScriptLimits = DEFAULT_LIMITS, budget?: ScriptBudget | (() => ScriptBudget)): unknown {
     try {
-      return toHost(this.#value, limits, { count: 0, size: 0, stack: [], budget, file: this.#file });
+      return toHost(this.#value, limits, typeof budget === 'function' ? lazyBudgetState(budget, this.#file) : { count: 0, size: 0, stack: [], budget, file: this.#file });
     } catch (e) {
       const err = errorToHost(e, this.#file);
       if (err instanceof OutputLimitError) err.message = `${this.#file}: ${err.message}`;
@@ -326,7 +326,7 @@ export function shareValue(value: RealmValue, file: string, json?: string): unkn
 }
 
 /** A host view of a value that may be (or resolve to) a ScriptValue: ScriptValues are copied out. */
-export function openValue(value: unknown, limits: ScriptLimits = DEFAULT_LIMITS, budget?: ScriptBudget): unknown {
+export function openValue(value: unknown, limits: ScriptLimits = DEFAULT_LIMITS, budget?: ScriptBudget | (() => ScriptBudget)): unknown {
   if (value instanceof ScriptValue) return value.toHost(limits, budget);
   if (value instanceof Promise) return value.then((v: unknown) => (v instanceof ScriptValue ? v.toHost(limits, budget) : v));
   return value;
@@ -507,6 +507,23 @@ interface HostState {
   budget?: ScriptBudget;
   /** The script the value comes from (named in the errors of its functions). */
   file?: string;
+}
+
+/**
+ * A HostState whose budget is made on first use: a view that imports a model but only reads its
+ * form (`{{#Note.Form.view}}`) never calls into the realm, so it never needs one.
+ */
+function lazyBudgetState(make: () => ScriptBudget, file: string | undefined): HostState {
+  let budget: ScriptBudget | undefined;
+  return {
+    count: 0,
+    size: 0,
+    stack: [],
+    file,
+    get budget() {
+      return (budget ??= make());
+    },
+  };
 }
 
 /**
@@ -695,25 +712,71 @@ class QueryView {
  * A model in a view (`{{% import {Task} from '📦' }}`): its static entry points — `all`, `asc`,
  * `desc`, `get`, container selection (`Note.list list`), field metadata and options constants
  * (`Task.status.optionLabel t.status`) — as host functions charged to the request.
+ *
+ * A page reads few of a model's members, and the model is the same on every request: its members
+ * are getters on a prototype made once per model, each made into a host value on first read and
+ * kept for the rest of the request (in the view's state), instead of copying every member on
+ * every request.
  */
+interface ModelViewState {
+  model: Record<string, RealmValue>;
+  limits: ScriptLimits;
+  state: HostState;
+  members: Map<string, unknown>;
+}
+const modelViews = new WeakMap<object, ModelViewState>();
+const modelViewProtos = new WeakMap<object, object>();
+
 function modelView(model: Record<string, RealmValue>, limits: ScriptLimits, state: HostState): Record<string, unknown> {
-  const view: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(model)) {
-    const v = model[key];
-    if (typeof v !== 'function') {
-      view[key] = toHost(v, limits, state);
-      continue;
+  let proto = modelViewProtos.get(model);
+  if (proto === undefined) {
+    proto = Object.create(null) as object;
+    for (const key of Object.keys(model)) {
+      Object.defineProperty(proto, key, { get(this: object) { return modelMember(this, key); }, enumerable: true });
     }
+    Object.freeze(proto);
+    modelViewProtos.set(model, proto);
+  }
+  const view = Object.create(proto) as Record<string, unknown>;
+  modelViews.set(view, { model, limits, state, members: new Map() });
+  wrapped.set(view, model as object);
+  return Object.freeze(view);
+}
+
+function modelMember(view: object, key: string): unknown {
+  const s = modelViews.get(view);
+  if (s === undefined) return undefined;
+  if (s.members.has(key)) return s.members.get(key);
+  const { model, limits, state } = s;
+  const v = model[key];
+  let out: unknown;
+  if (typeof v !== 'function') {
+    out = toHost(v, limits, state);
+  } else {
     const fn = hostFunction(v as RealmFunction, state.budget, state.file) as Record<string, unknown>;
     // A field's function carries its metadata (label, options constants, optionLabel).
     for (const k of Object.getOwnPropertyNames(v)) {
       if (k === 'length' || k === 'name' || k === 'prototype') continue;
       if (!Object.hasOwn(fn, k)) Object.defineProperty(fn, k, { value: toHost((v as unknown as Record<string, unknown>)[k], limits, state), enumerable: true });
     }
-    view[key] = fn;
+    out = fn;
   }
-  wrapped.set(view, model as object);
-  return Object.freeze(view);
+  s.members.set(key, out);
+  return out;
+}
+
+/**
+ * A model's view with members of the host's own added (a model's default form as `Form`), over
+ * the same lazily read members (another object is copied with them added).
+ */
+export function withViewMembers(view: unknown, members: Record<string, unknown>): unknown {
+  if (view === null || typeof view !== 'object') return view;
+  const s = modelViews.get(view);
+  if (s === undefined) return Object.freeze(Object.assign(Object.create(null) as object, view, members));
+  const out = Object.assign(Object.create(Object.getPrototypeOf(view) as object) as object, members);
+  modelViews.set(out, s);
+  wrapped.set(out, s.model as object);
+  return Object.freeze(out);
 }
 
 /**

@@ -4,5 +4,5 @@
  */
 export { Visitor, cookieNameProblem, secureContext, type VisitorContext, type ScriptCookie } from './visitor.js';
 export { VisitorStore, FORM_TTL_MS, SESSION_TTL_MS, type Flash, type FlashMessage, type FormState, type MessageType } from './store.js';
-export { Signer, randomId } from './tokens.js';
+export { Signer, randomId, randomText } from './tokens.js';
 export { loadSecret } from './secret.js';

@@ -81,8 +81,9 @@ export class VisitorStore {
   }
 
   /** Adds messages and data to a session's flash (creating the session row). */
-  async addFlash(sid: string, add: Flash, now = Date.now()): Promise<void> {
-    await this.#write(async (w) => {
+  /** Adds to a visitor's flash: in `tx` when given (a request's transaction), else in a transaction of its own. */
+  async addFlash(sid: string, add: Flash, now = Date.now(), tx?: Writer): Promise<void> {
+    await this.#write(tx, async (w) => {
       const rows = await w.all(`SELECT "flash", "expires" FROM "lw__session" WHERE "id" = ${this.#p(1)}`, [sid]);
       const row = rows[0];
       const old = row && row[0] !== null && Number(row[1]) >= now ? parseFlash(String(row[0])) : { messages: [], data: {} };
@@ -96,12 +97,12 @@ export class VisitorStore {
 
   /** Removes a flash once shown, unless another request has added to it since (`raw` differs). */
   async takeFlash(sid: string, raw: string): Promise<void> {
-    await this.#write((w) => w.run(`UPDATE "lw__session" SET "flash" = NULL WHERE "id" = ${this.#p(1)} AND "flash" = ${this.#p(2)}`, [sid, raw]));
+    await this.#write(undefined, (w) => w.run(`UPDATE "lw__session" SET "flash" = NULL WHERE "id" = ${this.#p(1)} AND "flash" = ${this.#p(2)}`, [sid, raw]));
   }
 
-  async saveFormState(id: string, state: FormState, now = Date.now()): Promise<void> {
+  async saveFormState(id: string, state: FormState, now = Date.now(), tx?: Writer): Promise<void> {
     const data = JSON.stringify({ values: state.values, messages: state.messages, ready: state.ready });
-    await this.#write((w) =>
+    await this.#write(tx, (w) =>
       w.run(`INSERT INTO "lw__form_state" ("id", "sid", "form", "data", "expires") VALUES (${this.#p(1)}, ${this.#p(2)}, ${this.#p(3)}, ${this.#p(4)}, ${this.#p(5)})`, [
         id,
         state.sid,
@@ -143,7 +144,7 @@ export class VisitorStore {
   async sweep(now = Date.now()): Promise<number> {
     let n = 0;
     for (const table of ['lw__session', 'lw__form_state', 'lw__form_used']) {
-      await this.#write(async (w) => {
+      await this.#write(undefined, async (w) => {
         const rows = await w.all(`SELECT COUNT(*) FROM "${table}" WHERE "expires" < ${this.#p(1)}`, [now]);
         n += Number(rows[0]?.[0] ?? 0);
         await w.run(`DELETE FROM "${table}" WHERE "expires" < ${this.#p(1)}`, [now]);
@@ -152,7 +153,11 @@ export class VisitorStore {
     return n;
   }
 
-  async #write(fn: (w: Writer) => unknown): Promise<void> {
+  async #write(tx: Writer | undefined, fn: (w: Writer) => unknown): Promise<void> {
+    if (tx) {
+      await fn(tx);
+      return;
+    }
     const w = await this.engine.begin();
     try {
       await fn(w);

@@ -88,9 +88,9 @@ export class Visitor {
   }
 
   /** Leaves messages and data for this visitor's next page. */
-  leave(flash: Flash): Promise<void> {
+  leave(flash: Flash, tx?: Writer): Promise<void> {
     if (!flash.messages.length && !Object.keys(flash.data).length) return Promise.resolve();
-    return this.#ctx.store.addFlash(this.id(), flash);
+    return this.#ctx.store.addFlash(this.id(), flash, Date.now(), tx);
   }
 
   /** A fresh form-state id for `form` (no database write). */
@@ -99,10 +99,10 @@ export class Visitor {
   }
 
   /** Stores a form state (`.invalid(…)`, `.form(…)`) and returns its id. */
-  async saveFormState(form: string, values: Record<string, unknown>, messages: FlashMessage[], ready: boolean): Promise<string> {
+  async saveFormState(form: string, values: Record<string, unknown>, messages: FlashMessage[], ready: boolean, tx?: Writer): Promise<string> {
     const id = 's' + randomId();
     const state: FormState = { sid: this.id(), form, values, messages, ready };
-    await this.#ctx.store.saveFormState(id, state);
+    await this.#ctx.store.saveFormState(id, state, Date.now(), tx);
     return id;
   }
 
