@@ -1,0 +1,34 @@
+/**
+ * Users (REFERENCE §7, §1.8): the pure part. `readAuthConfig` reads every 👤.yaml of an app into
+ * a checked AuthConfig (users on or off, auth mode per directory, providers, roles, grants checked
+ * against the models); `readEndpointAuth` reads the `👤:` key of an endpoint configuration; and
+ * `permissionScope` / `permissionsFor` compile the grants into the effective permissions a request
+ * checks. Sign-in, sessions of users and profiles live elsewhere.
+ */
+export {
+  readAuthConfig,
+  readEndpointAuth,
+  OPERATIONS,
+  type AuthConfig,
+  type AuthFile,
+  type AuthFileSource,
+  type AuthMode,
+  type AuthProvider,
+  type DeclaredAuthMode,
+  type EndpointAuth,
+  type Grant,
+  type Operation,
+  type ReadAuthOptions,
+  type Resource,
+  type RoleDeclaration,
+} from './config.js';
+export {
+  permissionScope,
+  permissionsFor,
+  isStateField,
+  STATE_FIELDS,
+  PermissionScope,
+  type PermissionTarget,
+  type Permissions,
+  type RoleSet,
+} from './permissions.js';

@@ -1,0 +1,51 @@
+/** Builds AuthConfigs for the auth tests from in-memory files: model definitions and 👤.yaml texts. */
+import { DiagnosticList, formatDiagnostic } from '../../src/diag/index.js';
+import { readModelDefinitions, type ModelSchema } from '../../src/models/index.js';
+import type { SourceTree } from '../../src/shared/index.js';
+import { readAuthConfig, type AuthConfig, type ReadAuthOptions } from '../../src/auth/index.js';
+
+/** Reads `/📦/…` definitions from app-relative path → text. */
+export function schemaOf(files: Record<string, string>): ModelSchema {
+  const dirs = new Set<string>();
+  for (const path of Object.keys(files)) {
+    const parts = path.split('/');
+    for (let i = 2; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  const tree: SourceTree = {
+    read: (path) => files[path],
+    list(dir) {
+      const d = dir.endsWith('/') ? dir : dir + '/';
+      if (!dirs.has(d.slice(0, -1))) return undefined;
+      return Object.keys(files).filter((p) => p.startsWith(d) && !p.slice(d.length).includes('/')).map((p) => p.slice(d.length));
+    },
+  };
+  const diagnostics = new DiagnosticList();
+  const schema = readModelDefinitions(tree, diagnostics, { dirs: [...dirs] });
+  if (diagnostics.items.length) throw new Error(diagnostics.items.map(formatDiagnostic).join('\n'));
+  return schema;
+}
+
+/** Reads 👤.yaml files (path → text); `problems` are `file:line:column CODE message`, sorted. */
+export function authOf(
+  users: Record<string, string>,
+  schema: ModelSchema,
+  options?: ReadAuthOptions,
+): { config: AuthConfig; problems: string[] } {
+  const diagnostics = new DiagnosticList();
+  const config = readAuthConfig(Object.entries(users).map(([path, text]) => ({ path, text })), schema, diagnostics, options);
+  return { config, problems: render(diagnostics) };
+}
+
+export function render(diagnostics: DiagnosticList): string[] {
+  return diagnostics.sorted().map((d) => `${d.file}:${d.line}:${d.column} ${d.severity === 'warning' ? 'warning ' : ''}${d.code} ${d.message}`);
+}
+
+/** The models of the tests: a team container with a member profile and boards, a top-level profile, a note. */
+export const MODELS = schemaOf({
+  '/📦/🌐Team.yaml': 'name: string\nplan:\n  type: options\n  values: [free, paid]\n',
+  '/📦/Team/👤TeamMember.yaml': 'nickname?: string\n',
+  '/📦/Team/🌐Board.yaml': 'title: string\nstatus:\n  type: options\n  values: [open, closed]\naddress?:\n  type:\n    street: string\n    city: string\nowner?: Contact\n',
+  '/📦/📎Contact.yaml': 'email: string\n',
+  '/📦/👤Member.yaml': 'bio?: string\n',
+  '/📦/🌐Note.yaml': 'text: string\n',
+});
