@@ -13,4 +13,8 @@ export const AUTH_CODES = {
   LW_AUTH_NONE_COVERED: 'A resource of a role is given `none` while a broader resource of the same role grants operations, which still apply to it (permissions are only granted).',
   LW_AUTH_ENDPOINT: 'The 👤: key of an endpoint configuration is not a role name, a list of role names, or a map with as: and only:.',
   LW_AUTH_ENDPOINT_KEY: 'An endpoint configuration has a key other than 👤:; it is ignored.',
+  LW_AUTH_PROVIDER_DOWN: 'The sign-in provider could not be reached, timed out, or answered 5xx or 429; the visitor may try again later.',
+  LW_AUTH_BAD_CALLBACK: "The provider's answer to a sign-in was refused: wrong or missing state, an error from the provider, a code replayed or expired, an ID token that failed its checks, or no sign-in under way for this visitor.",
+  LW_AUTH_PROVIDER_CONFIG: "The server's settings for a provider are wrong or missing: client id or secret, an http issuer that is not loopback, a discovery document missing or for another issuer.",
+  LW_AUTH_REQUIRED: 'A page or script of an auth: required area was asked for by a visitor who is not signed in: a page is sent to /auth/, a JSON client gets 401.',
 } as const;
