@@ -8,9 +8,9 @@
  * files of one view (with its layouts, partials and inlined SVGs) into a PagePolicy, once per
  * view; `page` does the same for a plain `.html` page and returns its rewritten text.
  */
-import type { Code, DiagnosticList } from '../diag/index.js';
+import { locate, type Code, type DiagnosticList } from '../diag/index.js';
 import { buildPolicy, DEFAULT_SETTINGS, emptyFacts, hashSource, type CspSettings, type FileFacts, type HashAlgorithm, type PagePolicy } from './policy.js';
-import { scanFile, type IndentedBlock, type NodeLike, type ReferenceHooks, type ScanResult, type TemplateLike, type TextLike } from './scan.js';
+import { ATTRIBUTE_TEXT, attributeProblems, scanFile, type AttributeBlock, type IndentedBlock, type NodeLike, type ReferenceHooks, type ScanResult, type TemplateLike, type TextLike } from './scan.js';
 
 export { tokenizeHtml, HOLE, type HtmlToken, type StartTag, type EndTag, type RawText, type Attribute } from './html.js';
 export { buildPolicy, checkSource, hashSource, normalizeInline, sourceOfUrl, DEFAULT_SETTINGS, type CspSettings, type HashAlgorithm, type PagePolicy, type FileFacts, type Directive } from './policy.js';
@@ -42,6 +42,8 @@ export class PolicyCompiler {
   readonly #svgs = new Map<string, FileFacts>();
   readonly #warned = new Set<string>();
   readonly #reportedVariants = new Set<IndentedBlock>();
+  /** Attribute-text problems already reported (a partial is part of many pages). */
+  readonly #reportedFills = new Set<object>();
 
   constructor(options: PolicyCompilerOptions) {
     this.settings = options.settings ?? DEFAULT_SETTINGS;
@@ -92,6 +94,9 @@ export class PolicyCompiler {
       );
     }
     for (const t of rest) this.prepare(t);
+    // Its blocks inside attribute values are checked as a page's are; the facts go nowhere.
+    const sites = this.#attributeSites(templates);
+    if (sites.size > 0) this.#walk(templates, false, sites);
   }
 
   #svgFacts(file: string): FileFacts {
@@ -108,7 +113,8 @@ export class PolicyCompiler {
    * The policy of a view from its files (view first, then every partial and layout it uses),
    * made once per view at load. A static inline block that this page renders with indentation
    * (inside a partial or block included with indentation) is hashed as rendered, once per
-   * indentation the page can give it.
+   * indentation the page can give it. Block sites inside attribute values are checked against
+   * every override this page can fill them with (#walk).
    */
   viewPolicy(templates: readonly TemplateLike[]): PagePolicy {
     const facts: FileFacts[] = [];
@@ -121,38 +127,38 @@ export class PolicyCompiler {
       for (const p of Object.values(t.partials ?? {})) if (p.kind === 'svg') svgs.add(p.file);
     }
     for (const f of svgs) facts.push(this.#svgFacts(f));
-    if (indented) facts.push(this.#indentedFacts(templates));
+    const sites = this.#attributeSites(templates);
+    if (indented || sites.size > 0) facts.push(this.#walk(templates, indented, sites));
     return buildPolicy(facts, this.settings);
+  }
+
+  /** The block sites inside attribute values of these files (scan.ts `attributeBlocks`). */
+  #attributeSites(templates: readonly TemplateLike[]): Map<NodeLike, AttributeBlock> {
+    const sites = new Map<NodeLike, AttributeBlock>();
+    for (const t of templates) for (const [node, site] of this.#result(t).attributeBlocks) sites.set(node, site);
+    return sites;
   }
 
   /**
    * Walks the page the way the renderer nests files (partials, layouts, block overrides, with the
-   * indentation each is rendered with) and hashes every indented block for each indentation it
-   * meets. The walk is over the templates, not over data: every indentation is static text.
+   * indentation each is rendered with, and the overrides in force: runtime.ts `parent`, `block`).
+   * The walk is over the templates, not over data: every indentation and override is static text.
+   *
+   * - `indented`: hashes every indented inline block for each indentation it meets.
+   * - `sites`: at each block site inside an attribute value, the override in force (if any) is
+   *   checked with attributeProblems, nested blocks followed to what fills them; problems are
+   *   reported in the override's file. This is where a page's overrides meet the partials they
+   *   fill, so the check costs no pass of its own, and it sees exactly what the renderer will
+   *   put there (an override given to an outer parent wins over an inner one).
    */
-  #indentedFacts(templates: readonly TemplateLike[]): FileFacts {
+  #walk(templates: readonly TemplateLike[], indented: boolean, sites: ReadonlyMap<NodeLike, AttributeBlock>): FileFacts {
     const facts = emptyFacts();
     const byFile = new Map<string, TemplateLike>();
     for (const t of templates) byFile.set(t.file, t);
     const blocksOf = new Map<TextLike, IndentedBlock[]>();
-    for (const t of templates) for (const [node, list] of this.#result(t).indented) blocksOf.set(node, list);
+    if (indented) for (const t of templates) for (const [node, list] of this.#result(t).indented) blocksOf.set(node, list);
     const variants = new Map<IndentedBlock, Set<string>>();
 
-    interface Override {
-      body: NodeLike[];
-      file: TemplateLike;
-      id: number;
-    }
-    interface State {
-      list: readonly NodeLike[];
-      file: TemplateLike;
-      ind: string;
-      /** Block overrides in force, by name (a parent's, merged with those from further out). */
-      blocks: ReadonlyMap<string, Override>;
-      /** Overrides being rendered: a block site of the same name inside one shows its default. */
-      active: readonly Override[];
-      depth: number;
-    }
     const ids = new Map<object, number>();
     const idOf = (o: object): number => {
       let id = ids.get(o);
@@ -160,8 +166,7 @@ export class PolicyCompiler {
       return id;
     };
     const seen = new Set<string>();
-    const NONE: ReadonlyMap<string, Override> = new Map();
-    const todo: State[] = [{ list: templates[0]?.nodes ?? [], file: templates[0]!, ind: '', blocks: NONE, active: [], depth: 0 }];
+    const todo: State[] = [{ list: templates[0]?.nodes ?? [], file: templates[0]!, ind: '', blocks: NO_OVERRIDES, active: [], depth: 0 }];
     let states = 0;
     const push = (s: State): void => {
       const key = `${idOf(s.list)}\u0000${s.ind}\u0000${[...s.blocks].map(([n, o]) => `${n}=${o.id}`).join(',')}\u0000${s.active.map((o) => o.id).join(',')}`;
@@ -173,7 +178,7 @@ export class PolicyCompiler {
       const decl = s.file.partials?.[name];
       const target = decl?.kind === 'partial' ? byFile.get(decl.file) : undefined;
       if (target === undefined || s.depth >= MAX_INCLUDE_DEPTH) return;
-      let blocks: ReadonlyMap<string, Override> = NONE;
+      let blocks: ReadonlyMap<string, Override> = NO_OVERRIDES;
       if (own !== null) {
         const merged = new Map<string, Override>();
         for (const b of own) merged.set(b.name, { body: b.body, file: s.file, id: idOf(b.body) });
@@ -213,7 +218,10 @@ export class PolicyCompiler {
           }
           case 'block': {
             const o = s.blocks.get(node.name);
-            if (o !== undefined && !s.active.includes(o)) {
+            const filled = o !== undefined && !s.active.includes(o);
+            const site = sites.get(node);
+            if (site !== undefined && filled) this.#checkFill(site, o, s.blocks, [...s.active, o]);
+            if (filled) {
               push({ ...s, list: o.body, file: o.file, ind: node.indent === null ? '' : s.ind + node.indent, active: [...s.active, o] });
             } else {
               push({ ...s, list: node.body, ind: node.indent === null ? s.ind : s.ind + node.indent });
@@ -250,8 +258,54 @@ export class PolicyCompiler {
         (b.kind === 'script' ? facts.scriptHashes : facts.styleHashes).add(hashSource(this.settings.hash, text));
       }
     }
-    if (overflow) for (const list of blocksOf.values()) for (const b of list) tooMany(b, 'in a page whose partials nest in too many ways to follow');
+    if (overflow) {
+      for (const list of blocksOf.values()) for (const b of list) tooMany(b, 'in a page whose partials nest in too many ways to follow');
+      for (const site of sites.values()) {
+        if (this.#reportedFills.has(site)) continue;
+        this.#reportedFills.add(site);
+        this.#diagnostics.error(
+          'LW_CSP_TAG_IN_TAG',
+          `block "${site.name}" is written inside ${site.attribute}="…" of <${site.element}>, in a page whose partials nest in too many ways to follow, so Laneway cannot check what fills it; write the attribute without a block, or include fewer partials`,
+          site.file,
+          site.source,
+          site.offset,
+        );
+      }
+    }
     return facts;
+  }
+
+  /**
+   * Checks an override `o` filling a block site inside an attribute value: its text, and what
+   * fills the blocks nested in it (the overrides in force there, else their defaults), as the
+   * renderer resolves them. Each problem is reported once, in the file that writes it.
+   */
+  #checkFill(site: AttributeBlock, o: Override, blocks: ReadonlyMap<string, Override>, active: readonly Override[]): void {
+    const where = locate(site.source, site.offset);
+    const check = (nodes: readonly NodeLike[], file: TemplateLike, act: readonly Override[], depth: number): void => {
+      if (depth > MAX_INCLUDE_DEPTH) return;
+      attributeProblems(
+        nodes,
+        file.source,
+        (b) => {
+          const inner = blocks.get(b.name);
+          if (inner !== undefined && !act.includes(inner)) check(inner.body, inner.file, [...act, inner], depth + 1);
+          else check(b.body, file, act, depth + 1);
+        },
+        (node, offset, what) => {
+          if (this.#reportedFills.has(node)) return;
+          this.#reportedFills.add(node);
+          this.#diagnostics.error(
+            'LW_CSP_TAG_IN_TAG',
+            `this fills block "${site.name}", which ${site.file.replace(/^\//, '')}:${where.line}:${where.column} writes inside ${site.attribute}="…" of <${site.element}>: ${what} there could end the value or add markup; ${ATTRIBUTE_TEXT}`,
+            file.file,
+            file.source,
+            offset,
+          );
+        },
+      );
+    };
+    check(o.body, o.file, active, 0);
   }
 
   /** A plain `.html` page: its text after rewrites (declaration removed, assets inlined) and its policy. */
@@ -261,6 +315,27 @@ export class PolicyCompiler {
     return { html: node.text, policy: buildPolicy([r.facts], this.settings) };
   }
 }
+
+/** A block override in force during the walk: its body and the file that writes it. */
+interface Override {
+  body: NodeLike[];
+  file: TemplateLike;
+  id: number;
+}
+
+/** One list of nodes the walk renders, with what the renderer would have in force there. */
+interface State {
+  list: readonly NodeLike[];
+  file: TemplateLike;
+  ind: string;
+  /** Block overrides in force, by name (a parent's, merged with those from further out). */
+  blocks: ReadonlyMap<string, Override>;
+  /** Overrides being rendered: a block site of the same name inside one shows its default. */
+  active: readonly Override[];
+  depth: number;
+}
+
+const NO_OVERRIDES: ReadonlyMap<string, Override> = new Map();
 
 function plainNode(text: string): TextLike {
   return { type: 'text', start: 0, end: text.length, bol: false, text, marks: [] };

@@ -18,6 +18,14 @@
  *     escaping its place needs (inside a string, or a whole value), and nothing is hashed;
  *   - references to rewrite (fingerprinted assets) and private files to inline (through hooks).
  *
+ * A block site (`{{$name}}default{{/name}}`) written inside one quoted attribute value is allowed
+ * when the attribute takes text (not a handler, a style, srcdoc, a URL, nor an attribute of
+ * `<script>`, `<style>` or `<link>`): its default content is checked here, and the site is recorded
+ * (`ScanResult.attributeBlocks`) so that the walk over each page's files (PolicyCompiler) checks
+ * every override that can fill it, in the file that writes the override. What may fill such a
+ * block is `attributeProblems`: text without quotes, `<`, `>` or backticks, escaped values,
+ * sections and blocks holding the same; that text makes no element, so it adds nothing to a policy.
+ *
  * A static block inside a partial or a block that may be rendered with indentation is recorded
  * with its line starts (`ScanResult.indented`): the policy of each page hashes it once per
  * indentation that page can give it (PolicyCompiler.viewPolicy).
@@ -130,7 +138,75 @@ export interface ScanResult {
   indented: Map<TextLike, IndentedBlock[]>;
   /** Executable inline blocks found (a warning for HTML suppliers, whose output is never hashed). */
   inlineBlocks: number;
+  /** Block sites inside a quoted attribute value that takes text, by block node (see attributeProblems). */
+  attributeBlocks: Map<NodeLike, AttributeBlock>;
 }
+
+/** A block site written inside one quoted attribute value: whatever fills it must be attribute text. */
+export interface AttributeBlock {
+  /** The block's name. */
+  name: string;
+  /** The attribute and element it is written in (lower-cased). */
+  attribute: string;
+  element: string;
+  /** Where the block's opening tag is. */
+  file: string;
+  source: string;
+  offset: number;
+}
+
+/**
+ * Characters that text filling a block inside an attribute value may not hold: quotes would end
+ * the value (and what follows would be attributes), `<` and `>` would be markup wherever the
+ * text is also used outside the value, and old browsers read a backtick as a quote.
+ */
+const ATTRIBUTE_UNSAFE = /["'<>`]/;
+
+/**
+ * Reports what, in `nodes` (a block's default content or an override), may not be written inside
+ * an attribute value: a character of ATTRIBUTE_UNSAFE in literal text (the first of each text
+ * node), unescaped output (`{{{x}}}`, `{{&x}}`, `{{% show x}}`: web-safe markup holds quotes), a
+ * partial or a parent (their text is another file's markup). Escaped values, the other output
+ * pragmas and sections are fine, their contents checked the same way; a nested block is handed to
+ * `nested`, which knows what fills it.
+ */
+export function attributeProblems(
+  nodes: readonly NodeLike[],
+  source: string,
+  nested: (block: Extract<NodeLike, { type: 'block' }>) => void,
+  problem: (node: NodeLike, offset: number, what: string) => void,
+): void {
+  for (const n of nodes) {
+    switch (n.type) {
+      case 'text': {
+        const m = ATTRIBUTE_UNSAFE.exec(n.text);
+        if (m !== null) problem(n, sourceOffset(n, m.index, source), `the character ${m[0]}`);
+        break;
+      }
+      case 'var':
+        if (n.raw) problem(n, n.start, 'unescaped output ({{{ }}} or {{& }})');
+        break;
+      case 'pragma':
+        if (n.name === 'show') problem(n, n.start, 'unescaped output ({{% show }})');
+        break;
+      case 'section':
+        attributeProblems(n.body, source, nested, problem);
+        break;
+      case 'block':
+        nested(n);
+        break;
+      case 'partial':
+        problem(n, n.start, 'a partial');
+        break;
+      case 'parent':
+        problem(n, n.start, 'a parent or layout ({{< }})');
+        break;
+    }
+  }
+}
+
+/** The fix shown with every problem of attribute text. */
+export const ATTRIBUTE_TEXT = 'write plain text (without " \' < > or `) and {{value}} tags, which are escaped; put markup outside the attribute';
 
 interface Segment {
   f: number;
@@ -310,6 +386,7 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
   const indented = new Map<TextLike, IndentedBlock[]>();
   const edits: Edit[] = [];
   const declared: Once['declared'] = [];
+  const attributeBlocks = new Map<NodeLike, AttributeBlock>();
   const report = reporting ? options.report : undefined;
   const hooks = options.hooks;
   let inlineBlocks = 0;
@@ -551,7 +628,8 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
      * inside a quoted attribute value (or inside srcdoc); any tag inside the element's name or an
      * attribute's name; a section whose two tags are not both between attributes or both inside
      * the same quoted value (rendered zero or several times, it would move which quotes pair up,
-     * and data would land outside its value); a partial or block (its text is not seen here).
+     * and data would land outside its value); a partial or parent (its text is not seen here); a
+     * block, unless it opens and closes inside one quoted value that takes text (blockInValue).
      */
     const valueTagsIn = (tag: StartTag): void => {
       const quoted = tag.attrs.filter((a) => a.value !== null && a.end === a.valueEnd + 1);
@@ -564,14 +642,24 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
         return tag.attrs.some((a) => i >= a.nameStart && i < a.end) ? 'name' : 'between';
       };
       const sections = new Map<NodeLike, { at: number; w: Attribute | 'between' | 'name' }>();
+      const blocks = new Map<NodeLike, { at: number; w: Attribute | 'between' | 'name' }>();
       const reported = new Set<NodeLike>();
       for (let i = frag.s.indexOf(HOLE, tag.start); i !== -1 && i < tag.end; i = frag.s.indexOf(HOLE, i + 1)) {
         const n = segmentAt(frag, i)!.node;
         const value = n.type === 'var' || (n.type === 'pragma' && (n.name === 'show' || n.name === 'choose-string'));
         if (!value) {
           if (n.type === 'pragma') continue;
+          if (n.type === 'block') {
+            const first = blocks.get(n);
+            if (first === undefined) blocks.set(n, { at: i, w: where(i) });
+            else {
+              blocks.delete(n);
+              blockInValue(tag, n, first.at, first.w, where(i));
+            }
+            continue;
+          }
           if (n.type !== 'section') {
-            error('LW_CSP_TAG_IN_TAG', `a ${n.type === 'partial' ? 'partial' : 'block or layout'} inside a start tag: its text could add attributes or move quotes; write the attributes in this file`, i);
+            error('LW_CSP_TAG_IN_TAG', `a ${n.type === 'partial' ? 'partial' : 'parent or layout'} inside a start tag: its text could add attributes or move quotes; write the attributes in this file`, i);
             continue;
           }
           if (reported.has(n)) continue;
@@ -627,6 +715,51 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       for (const { at } of sections.values()) {
         error('LW_CSP_TAG_IN_TAG', 'a section that opens inside a start tag and closes outside it (or the reverse): rendered zero or several times it would cut the tag; put the section around the whole element, or inside one attribute value', at);
       }
+      for (const { at } of blocks.values()) {
+        error('LW_CSP_TAG_IN_TAG', 'a block that opens inside a start tag and closes outside it (or the reverse): its text would cut the tag; open and close the block inside one quoted attribute value, or put it around the whole element', at);
+      }
+    };
+
+    /**
+     * A block whose tags are both in one start tag, at `w0` and `w1`. Inside one quoted value of
+     * an attribute that takes text, it is a site that any text without quotes or markup may fill
+     * (attributeProblems): its default content is checked here, the overrides where they are
+     * written (PolicyCompiler, which follows each page's parents). Anywhere else it is refused.
+     */
+    const blockInValue = (tag: StartTag, n: Extract<NodeLike, { type: 'block' }>, i: number, w0: Attribute | 'between' | 'name', w1: Attribute | 'between' | 'name'): void => {
+      if (w0 !== w1) {
+        error('LW_CSP_TAG_IN_TAG', 'a block that opens and closes in different places of a start tag (inside and outside a quoted value, or in two values): its text would change which quotes pair up; open and close it inside one quoted attribute value', i);
+        return;
+      }
+      if (typeof w0 === 'string') {
+        const unquoted = tag.attrs.find((a) => a.value !== null && a.end !== a.valueEnd + 1 && i >= a.valueStart && i <= a.valueEnd);
+        error(
+          'LW_CSP_TAG_IN_TAG',
+          unquoted !== undefined
+            ? `a block inside the unquoted value of ${unquoted.name}=: a space in its text would end the value and start another attribute; quote the value (${unquoted.name}="{{$${n.name}}}{{/${n.name}}}")`
+            : w0 === 'name'
+              ? 'a block inside the name of the element or of an attribute: write whole names in this file'
+              : 'a block between the attributes of a start tag: its text could add any attribute (an event handler, a style); write the attributes in this file, choose among them with a section ({{#open}}open{{/open}}), or put the block inside a quoted value (class="{{$kind}}{{/kind}}")',
+          i,
+        );
+        return;
+      }
+      const refusal = blockRefusal(tag, w0);
+      if (refusal !== undefined) {
+        error('LW_CSP_TAG_IN_TAG', `a block inside ${w0.name}="…" of <${tag.name}>: ${refusal}`, i);
+        return;
+      }
+      attributeBlocks.set(n, { name: n.name, attribute: w0.name, element: tag.name, file, source, offset: at(i) });
+      attributeProblems(
+        n.body,
+        source,
+        () => undefined, // a nested block is a site of its own: its tags are in this value too
+        (_node, offset, what) => {
+          const message = `the default content of block "${n.name}", written inside ${w0.name}="…" of <${tag.name}>, holds ${what}, which could end the value or add markup; ${ATTRIBUTE_TEXT}`;
+          if (options.svg) report?.('warning', 'LW_CSP_SVG_INLINE', `inlined SVG: ${message}`, file, source, offset);
+          else report?.('error', 'LW_CSP_TAG_IN_TAG', message, file, source, offset);
+        },
+      );
     };
 
     /** Rewrites a static reference (fingerprint, pin) in place. */
@@ -846,7 +979,7 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       edit(tag.start, tag.end, '', 'LW_CSP_DECLARATION', 'the <link itemprop="content-security-policy"> declaration');
     }
   }
-  return { facts, indented, edits, declared, inlineBlocks };
+  return { facts, indented, edits, declared, inlineBlocks, attributeBlocks };
 }
 
 /** The JavaScript MIME types (HTML "JavaScript MIME type essence match"). */
@@ -884,6 +1017,27 @@ const INLINE_DROPPED: Record<'script' | 'style', Set<string>> = {
   script: new Set(['src', 'integrity', 'crossorigin', 'referrerpolicy', 'fetchpriority', 'defer', 'charset']),
   style: new Set(['rel', 'href', 'integrity', 'crossorigin', 'referrerpolicy', 'fetchpriority', 'type', 'as', 'disabled']),
 };
+
+/**
+ * Why a block may not stand in this attribute value even with plain text, or undefined when it
+ * may. Stricter than for value tags: a block's text is the developer's, so it would have to be
+ * checked like text written in the start tag (javascript: URLs, policy sources, fingerprinted
+ * URLs, scripts that run), and the page pass sees only the file that holds the attribute.
+ */
+function blockRefusal(tag: StartTag, a: Attribute): string | undefined {
+  const name = a.name;
+  if (name.includes(HOLE)) return 'the attribute\'s name is not written literally; write whole names in this file';
+  if (tag.name === 'script' || tag.name === 'style' || tag.name === 'link') {
+    return `the attributes of <${tag.name}> decide what runs or loads and the policy is built from them when the app loads; write them in this file`;
+  }
+  if (name.startsWith('on')) return 'an event handler holds code; add a listener from a script';
+  if (name === 'style') return 'a style attribute holds CSS; choose among classes (class="{{$kind}}{{/kind}}")';
+  if (name === 'srcdoc') return 'the browser reads srcdoc as a whole HTML document; give the frame a src';
+  if (URL_ATTRIBUTES.has(name) || REWRITTEN.has(name) || name === 'srcset' || name === 'imagesrcset') {
+    return `a URL decides where the page leads and what it loads, and Laneway checks URLs (javascript:, policy sources, fingerprinted assets) in text written in the start tag; write the URL in this file, or print it as a value (${name}="{{url}}", with {{% const url = '/path' }} in the page)`;
+  }
+  return undefined;
+}
 
 /** `{{{input.attributes}}}`, `{{{form.title.textarea.attributes}}}`: a form control's attribute text, printed raw. */
 function isFormAttributes(n: NodeLike): boolean {

@@ -11,7 +11,7 @@ export const CSP_CODES = {
   LW_CSP_INLINE_UNCLOSED: 'An inline <script> or <style> is not closed in the file that opens it.',
   LW_CSP_RAW_IN_INLINE: 'Unescaped output ({{{ }}}, {{& }}, show) inside a JSON data block.',
   LW_CSP_TAG_IN_SCRIPT: 'A template tag inside an inline <script> that runs, or inside a <style>: data never becomes code.',
-  LW_CSP_TAG_IN_TAG: 'A value tag inside a start tag but outside a quoted attribute value (or inside srcdoc).',
+  LW_CSP_TAG_IN_TAG: 'A template tag that could let text shape a start tag: a value tag outside a quoted attribute value (or inside srcdoc), a misplaced section, partial or block, or text filling a block inside a value that could leave it.',
   LW_CSP_DATA_BLOCK: 'A JSON data block holds a tag Laneway cannot escape for JSON, or is split across sections.',
   LW_CSP_INDENT_VARIANTS: 'A page includes a partial holding an inline block with too many different indentations to hash at load.',
   LW_CSP_INLINE_FOREIGN: 'A <script> or <style> inside <svg> or <math> holds markup or character references.',
