@@ -136,7 +136,7 @@ function renderView(
   status: number,
 ): Reply | Promise<Reply> {
   const scope = new RequestScope(ctx.modules, req);
-  const singleUser = isSingleUser(view, ctx, consumer);
+  const singleUser = req.signedInOnly === true || isSingleUser(view, ctx, consumer);
   const finish = (out: RenderOutput): Reply => {
     // A value failed: an error answer, never the page cut off where it stopped.
     if (out.failed !== undefined) return renderFailure(out.failed, ctx, req);

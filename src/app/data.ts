@@ -26,6 +26,8 @@ import {
 import { currentBudgetToken, installModels, registerImages, registerRichText, type ModelShape } from '../script/index.js';
 import { ensureImageTables } from '../images/index.js';
 import { ImageService } from './images.js';
+import { AuthService } from './auth.js';
+import { UserStore, type AuthConfig } from '../auth/index.js';
 import { RichTextRenderer } from '../content/index.js';
 
 /** Loads of the process: keys of rich-text makers are unique per load. */
@@ -115,6 +117,10 @@ export class AppData {
   readonly imageFields: ReadonlyMap<string, { public: boolean }>;
   /** Uploads, processing and serving of images (made by `open` when the app has image fields). */
   images: ImageService | undefined;
+  /** The app's users (/👤.yaml), set by the loader when it has them. */
+  authConfig: AuthConfig | undefined;
+  /** Sign-in, sign-out and the signed-in user of a request (made by `open` when the app has users). */
+  auth: AuthService | undefined;
   readonly #requests = new WeakMap<object, DataRequest>();
   readonly #formType: (key: string, groups: string[]) => unknown;
   /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
@@ -213,9 +219,23 @@ export class AppData {
         throw e;
       }
     }
+    if (this.authConfig) {
+      try {
+        const users = new UserStore(this.store.engine);
+        await users.ensure();
+        const log = options.log ?? STDERR_LOG;
+        this.auth = new AuthService(this.authConfig, users, this.visitors, process.env, (m, f) => log.error(m, f));
+      } catch (e) {
+        await this.close();
+        throw e;
+      }
+    }
     // Expired sessions, form states and used form ids are deleted every few minutes (by every
     // instance: the DELETE is idempotent).
-    const sweep = () => void this.visitors?.store.sweep().catch(() => {});
+    const sweep = () => {
+      void this.visitors?.store.sweep().catch(() => {});
+      void this.auth?.users.sweep().catch(() => {});
+    };
     this.#sweeper = setInterval(sweep, SWEEP_MS);
     this.#sweeper.unref();
   }
@@ -224,6 +244,7 @@ export class AppData {
     const s = this.store;
     this.store = undefined;
     this.visitors = undefined;
+    this.auth = undefined;
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     const mail = this.mail;

@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import mime from 'mime-types';
 import type { Code } from '../diag/index.js';
 import type { Method, ParamValue } from '../router/index.js';
+import type { SignedInUser } from '../auth/index.js';
 
 /** The request as endpoints see it. */
 export interface RequestInfo {
@@ -22,6 +23,13 @@ export interface RequestInfo {
   acceptsJson: boolean;
   /** The record id of each model-backed parameter (model-params.ts), once resolved. */
   paramIds?: ReadonlyMap<ParamValue, string>;
+  /**
+   * The signed-in user (null: a visitor who is not signed in), read by the auth gate in areas
+   * with `auth: required` or `optional`; undefined where users do not apply.
+   */
+  user?: SignedInUser | null;
+  /** The request is in an `auth: required` area: its pages are single-user pages. */
+  signedInOnly?: boolean;
   /** The record each model-backed parameter named, as the store read it at the path match. */
   paramRows?: ReadonlyMap<ParamValue, unknown[]>;
   /** Reads the whole body, enforcing the app's body limit (rejects with a 413 LanewayError). */

@@ -35,6 +35,8 @@ import { readSettings, type AppSettings } from './settings.js';
 import { PROPERTIES_FILE, readConnectors, readProperties, readStaticContent, type AppProperties } from '../content/index.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import { readNotifications } from '../mail/index.js';
+import { readAuthConfig } from '../auth/index.js';
+import { providerOrigins, withAuthGate } from './auth.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
@@ -220,6 +222,8 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     if (models.models.has(name)) diagnostics.error('LW_MODEL_DUPLICATE', `${name} is both a model (/📦/) and a static model (/🗄/): model names are unique across the app; rename one of them`, models.models.get(name)!.file);
   }
   checkModelParams(params, models, diagnostics, staticContent.schema);
+  // Users (/👤.yaml): auth modes per directory, providers, roles checked against the models.
+  const auth = readAuthConfig(files.filter((f) => f.kind === 'users').map((f) => ({ path: f.path, text: tree.read(f.path) ?? '' })), models, diagnostics);
   // Connectors of /🔌.yaml, through the local sources map: their tags expand in the page pass.
   const connectors = readConnectors(tree, { root: resolvePath(rootDir), sources: opts.sources, diagnostics });
   // A nested site's stylesheets are written for its mount (mounts.ts createCatalog).
@@ -239,7 +243,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
   }, mount);
   try {
     const csp = new PolicyCompiler({
-      settings: settings.csp,
+      settings: auth.enabled ? { ...settings.csp, formActionAuth: providerOrigins(auth, process.env) } : settings.csp,
       diagnostics,
       hooks: {
         rewrite: (url, from) => catalog.rewrite(url, from),
@@ -252,7 +256,8 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
-    const data = models.models.size || models.embedded.size || usesVisitorState(files, tree) ? new AppData(models, notifications) : undefined;
+    const data = models.models.size || models.embedded.size || auth.enabled || usesVisitorState(files, tree) ? new AppData(models, notifications) : undefined;
+    if (data && auth.enabled) data.authConfig = auth;
     if (data) data.sendsMail = files.some((f) => f.kind === 'notification' || ((f.kind === 'script' || f.kind === 'supplier' || f.kind === 'function-supplier') && /['"]📧['"]/.test(tree.read(f.path) ?? '')));
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
     const pages = new Map<string, string>();
@@ -266,6 +271,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     modules.properties = properties;
     modules.globals = Object.freeze({ '🎨': properties.namespace, Messages: messagesGlobal(undefined) });
     const icon = classified.get('/🎛.svg');
+    if (auth.enabled) modules.roles = Object.freeze(Object.fromEntries([...auth.roles.keys()].filter((r) => r !== 'default').map((r) => [r, r])));
     modules.manage = Object.freeze({ name: settings.name, icon: icon?.kind === 'app-icon' && !icon.hidden ? icon.path : null });
     let router: Router<Endpoint> | undefined;
     const ctx: CompileContext = {
@@ -317,6 +323,8 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
         const dynamic = spec.segments.some((x) => x.type !== 'literal');
         let value = data && dynamic ? withModelParams(endpoint, data, paramDef) : endpoint;
         if (content && dynamic) value = withStaticParams(value, content, paramDef);
+        // Users: the auth mode of the file's directory decides before anything else runs.
+        if (data && auth.enabled && kind !== 'static') value = withAuthGate(value, auth.modeFor(file.path), data);
         if (mount !== undefined) value = mountEndpoint(value, mount);
         entries.push({ spec, value });
       }

@@ -14,6 +14,7 @@ import { formView, freshFormView, type FormType, type FormViewValue } from '../f
 import type { CompiledView, RenderOutput } from '../template/index.js';
 import { WebSafe } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
+import type { SignedInUser } from '../auth/index.js';
 import { paramDefinitionOf, type ParamDefinition } from './params.js';
 import {
   fieldsRecord,
@@ -61,6 +62,8 @@ export interface ModuleSystem {
   properties?: AppProperties | undefined;
   /** `Manage` of `'🎛'` (views): the site's name and icon URL, from /🎛.yaml and /🎛.svg. */
   manage?: Readonly<{ name: string; icon: string | null }> | undefined;
+  /** `Role` of `'👤'`: each declared role by name (`Role.Owner` is `'Owner'`). */
+  roles?: Readonly<Record<string, string>> | undefined;
   /** What every view sees without an import (`🎨`); made at load. */
   globals?: Record<string, unknown> | undefined;
   log(message: string, fields: Record<string, unknown>): void;
@@ -100,6 +103,12 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
       return `there is no notification "${name}" in /📡/; the notifications are ${[...notes.keys()].join(', ')}`;
     }
     if (module === '🎨') return system.properties ? system.properties.checkImport(name) : 'the app has no /🎨.scss';
+    if (module === '👤') {
+      const auth = system.data?.authConfig;
+      if (!auth) return "users are off: add /👤.yaml (with auth: and providers:) to turn them on; see docs/users.md";
+      if (name === '*' || USER_EXPORTS.has(name)) return true;
+      return `'👤' exports ${[...USER_EXPORTS].join(', ')}; not "${name}"`;
+    }
     if (module === '🎛') {
       const view = consumer.type === 'endpoint' ? consumer.view : consumer.supplier.kind === 'html-supplier';
       if (!view) return "'🎛' is imported by views only: {{% import {Manage} from '🎛' }}";
@@ -120,6 +129,28 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
     if (module === 'util') return name === '*' || name in UTIL ? true : `'util' exports ${Object.keys(UTIL).join(', ')}; not "${name}"`;
     return `the module '${module}' is not available in this version of Laneway`;
   };
+}
+
+const USER_EXPORTS = new Set(['Me', 'Providers', 'Role', 'SessionId']);
+
+/**
+ * `Me` (REFERENCE §7.9): in a view, the signed-in user or null (`{{#Me}}…{{/Me}}`,
+ * `{{^Me}}…{{/Me}}`); in a script always an object whose `linked` says whether the visitor is
+ * signed in (`if (Me.linked) …`). `avatar()` is an inline SVG of the initials: no request to
+ * another origin, so no page policy changes for it.
+ */
+function meValue(user: SignedInUser | null, view: boolean): unknown {
+  if (!user) return view ? null : Object.freeze({ linked: false, name: null, email: null, avatar: () => new WebSafe('') });
+  const avatar = () => new WebSafe(avatarSvg(user.name));
+  return Object.freeze({ linked: true, name: user.name, email: user.email, avatar });
+}
+
+function avatarSvg(name: string): string {
+  const initials = name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => [...w][0]!.toUpperCase()).join('') || '?';
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.codePointAt(0)!) % 360;
+  const text = initials.replace(/[&<>"']/g, (c) => `&#${c.codePointAt(0)};`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="avatar" width="32" height="32" viewBox="0 0 32 32" role="img" aria-label="${text}"><circle cx="16" cy="16" r="16" fill="hsl(${h} 45% 45%)"/><text x="16" y="21" text-anchor="middle" font-size="14" font-family="sans-serif" fill="#fff">${text}</text></svg>`;
 }
 
 /** `RunContext.request`: a class, not an object literal with a getter (those are slow to make). */
@@ -354,6 +385,16 @@ export class RequestScope {
         const pick = (f: FieldMap) =>
           module === 'form{}' ? new FormFields(f) : name === '*' ? fieldsRecord(f) : module === 'form[]' ? listValue(f, name) : singleValue(f, name);
         return fields instanceof Promise ? fields.then(pick) : pick(fields);
+      }
+      case '👤': {
+        const view = consumer.type === 'endpoint' ? consumer.view : consumer.supplier.kind === 'html-supplier';
+        const values: Record<string, unknown> = {
+          Me: meValue(this.req.user ?? null, view),
+          Providers: Object.freeze({ all: Object.freeze(this.#system.data?.auth?.providers((this.#query ??= parseQuery(this.req.query)).get('next')?.[0] ?? null) ?? []) }),
+          Role: this.#system.roles ?? Object.freeze({}),
+          SessionId: null,
+        };
+        return name === '*' ? Object.freeze(values) : values[name];
       }
       case '🎨':
         // Made once at load, frozen: the same object for every request.

@@ -32,3 +32,7 @@ export {
   type Permissions,
   type RoleSet,
 } from './permissions.js';
+export { UserStore, SIGNIN_TTL_MS, ATTEMPT_TTL_MS, type SignedInUser, type ProviderAccount, type SignInAttempt } from './users.js';
+export { createOidcClient, createGoogleClient, GOOGLE_ISSUER, type OidcClient, type OidcClientOptions } from './oidc.js';
+export { createGitHubClient, type GitHubClient, type GitHubClientOptions } from './github.js';
+export { AuthError, type AuthErrorCode, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';

@@ -14,6 +14,12 @@ export interface CspSettings {
   reportOnly: boolean;
   /** Where browsers send violation reports (`report-uri`, and `report-to` through `Reporting-Endpoints`). */
   reportUri?: string;
+  /**
+   * Origins of the app's sign-in providers, from the server's settings (never from a request):
+   * a page declaring `data-form-action-auth="true"` adds them to `form-action`, since browsers
+   * apply it to the redirect a sign-in form's POST answers with.
+   */
+  formActionAuth?: readonly string[];
 }
 
 export const DEFAULT_SETTINGS: CspSettings = Object.freeze({ hash: 'sha256', reportOnly: false });
@@ -33,6 +39,8 @@ export interface FileFacts {
   imgData?: boolean;
   /** `data-img-upload="true"`: `img-src blob: data:` and `connect-src 'self'` for image uploads. */
   imgUpload?: boolean;
+  /** `data-form-action-auth="true"`: the sign-in providers' origins in `form-action`. */
+  formActionAuth?: boolean;
 }
 
 export function emptyFacts(): FileFacts {
@@ -119,6 +127,7 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings):
   let formSelf = true;
   let imgData = false;
   let imgUpload = false;
+  let formAuth = false;
   for (const f of facts) {
     for (const [d, set] of f.sources) {
       let into = sources.get(d);
@@ -131,6 +140,7 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings):
     if (f.formSelf === false) formSelf = false;
     if (f.imgData) imgData = true;
     if (f.imgUpload) imgUpload = true;
+    if (f.formActionAuth) formAuth = true;
   }
   const list = (d: Directive, first: string[] = []): string[] => {
     const set = sources.get(d);
@@ -156,7 +166,8 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings):
     const l = list(d);
     if (l.length > 0) parts.push(`${d} ${l.join(' ')}`);
   }
-  if (formSelf) parts.push("form-action 'self'");
+  const authOrigins = formAuth ? settings.formActionAuth ?? [] : [];
+  if (formSelf || authOrigins.length) parts.push(`form-action ${[...(formSelf || formAuth ? ["'self'"] : []), ...authOrigins].join(' ')}`);
   parts.push("base-uri 'self'", "object-src 'none'", "frame-ancestors 'self'");
   const extra: Record<string, string> = {};
   if (settings.reportUri !== undefined) {

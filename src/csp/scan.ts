@@ -307,7 +307,7 @@ const DATA_SOURCES: Record<string, Directive> = {
   'data-font-src': 'font-src',
   'data-img-src': 'img-src',
 };
-const DECLARATION_FLAGS = new Set(['data-connect-self', 'data-form-self', 'data-img-src-data', 'data-img-upload']);
+const DECLARATION_FLAGS = new Set(['data-connect-self', 'data-form-self', 'data-img-src-data', 'data-img-upload', 'data-form-action-auth']);
 
 const NAMED: Record<string, string> = { colon: ':', tab: '\t', newline: '\n', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', sol: '/', lpar: '(', rpar: ')' };
 
@@ -356,6 +356,7 @@ export function scanFile(t: TemplateLike, options: ScanOptions): ScanResult {
   again.facts.formSelf = first.facts.formSelf;
   again.facts.imgData = first.facts.imgData;
   again.facts.imgUpload = first.facts.imgUpload;
+  again.facts.formActionAuth = first.facts.formActionAuth;
   for (const d of first.declared) for (const s of d.sources) addSource(again.facts, d.directive, s);
   return again;
 }
@@ -972,6 +973,8 @@ function scanOnce(t: TemplateLike, options: ScanOptions, reporting: boolean): On
       // The image upload flow (docs/images.md): a preview from the chosen file (blob:, data:) and
       // requests to the app itself (the upload address, the PUT).
       if (flag(tag, 'data-img-upload') === true) facts.imgUpload = true;
+      // A sign-in form: its POST answers with a redirect to the provider (docs/users.md).
+      if (flag(tag, 'data-form-action-auth') === true) facts.formActionAuth = true;
       if (connect === false) facts.connectSelf = false;
       if (form === false) facts.formSelf = false;
       if (img === true) facts.imgData = true;

@@ -9,12 +9,14 @@ import type { Reply } from '../app/index.js';
 export const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   403: 'Forbidden',
+  401: 'Unauthorized',
   404: 'Not Found',
   405: 'Method Not Allowed',
   413: 'Content Too Large',
   422: 'Unprocessable Content',
   500: 'Internal Server Error',
   501: 'Not Implemented',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
 };
 

@@ -200,6 +200,24 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
           .then(done, (err) => fail(req, res, id, err, start, rawPath));
         return;
       }
+      // 2c. Sign-in and sign-out (app/auth.ts): POST to start, the provider's callback, sign-out.
+      const auth = app.data?.auth;
+      if (auth && rawPath.startsWith('/__/auth/')) {
+        const json = prefersJson(headers.accept);
+        auth
+          .answer(method, rawPath, new URLSearchParams(query), headers, (name) => cookieOf(headers.cookie, name))
+          .then((a) => {
+            if ('location' in a) {
+              res.writeHead(303, { ...COMMON_HEADERS, ...a.headers, Location: a.location, 'X-Request-Id': id });
+              res.end();
+              return 303;
+            }
+            if (a.status >= 500) logger.error(`sign-in: ${a.error}`, { id, code: a.code });
+            return sendBody(req, res, a.status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(a.status, a.error) : errorHtml(a.status, a.error), { headers: { ...a.headers, 'Cache-Control': 'no-store', 'X-Request-Id': id } });
+          })
+          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+        return;
+      }
       // 3. Body size known in advance.
       const length = req.headers['content-length'];
       if (length !== undefined && Number(length) > bodyLimit) {
@@ -285,4 +303,14 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.once('error', cutOff);
     req.once('close', cutOff);
   });
+}
+
+/** One cookie of a `Cookie` header. */
+function cookieOf(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
 }

@@ -63,6 +63,19 @@ export class Visitor {
     return this.#made;
   }
 
+  /** The session id that replaces this one, once `replaceSession` was called. */
+  replacedBy: string | undefined;
+
+  /**
+   * A new session in place of this one (at sign-in and sign-out: a session id someone else may
+   * have planted is never signed in): its `Set-Cookie` value, persistent for `days` when given.
+   */
+  replaceSession(days?: number): string {
+    const s = this.#ctx.signer.newSid();
+    this.replacedBy = s.id;
+    return `sid=${s.cookie}; Path=/; HttpOnly; SameSite=Lax${this.#secure ? '; Secure' : ''}${days ? `; Max-Age=${days * 86400}` : ''}`;
+  }
+
   /** A cookie written by a script (its name was checked by the caller). */
   setCookie(c: ScriptCookie): void {
     const value = c.invalidate ? '' : encodeURIComponent(c.value);

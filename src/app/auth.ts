@@ -1,0 +1,255 @@
+/**
+ * Users of an app (REFERENCE §7, §1.9; docs/users.md), wired to its store and its requests:
+ *
+ * - `POST /__/auth/provider/<name>?next=/page` starts a sign-in: the provider's client (src/auth/)
+ *   makes the state, nonce and PKCE verifier, kept server-side for 10 minutes and bound to the
+ *   visitor's session; the answer is a redirect to the provider.
+ * - `GET /__/auth/handler` is where the provider sends the visitor back: the attempt is taken
+ *   (once) by its state and must belong to this visitor's session; the code is exchanged and the
+ *   ID token checked; the account (provider + subject, never merged by e-mail) is signed in under
+ *   a new session id, and the visitor goes on to the page they asked for.
+ * - `POST /__/auth/provider/logout` ends the sign-in and replaces the session id.
+ *
+ * Providers are named by the app (`providers:` in /👤.yaml) and configured by the server's
+ * environment, never by the app: `LANEWAY_AUTH_<NAME>_CLIENT_ID`, `_SECRET`, and `_ISSUER` for a
+ * generic OpenID Connect provider. A provider without its settings is left out of
+ * `Providers.all` (logged once at start).
+ */
+import { AuthError, createGitHubClient, createGoogleClient, createOidcClient, SIGNIN_TTL_MS, UserStore, type AuthConfig, type SignedInUser, type SignInClient } from '../auth/index.js';
+import { Visitor, type VisitorContext, secureContext } from '../session/index.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AuthMode } from '../auth/index.js';
+import { StoreError } from '../store/index.js';
+import type { AppData } from './data.js';
+import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
+
+/** What the auth endpoints answer (the http layer sends it). */
+export type AuthAnswer =
+  | { status: 303; location: string; headers: Record<string, string | string[]> }
+  | { status: number; error: string; code: string; headers?: Record<string, string | string[]> };
+
+/** A provider as `Providers.all` shows it. */
+export interface ProviderView {
+  name: string;
+  type: string;
+  brand: string;
+  authPath: string;
+}
+
+interface ConfiguredProvider {
+  name: string;
+  kind: 'google' | 'github' | 'oidc';
+  label: string;
+  /** Origins the browser is sent to (a page's form-action with data-form-action-auth). */
+  origins: string[];
+  client: (redirectUri: string) => SignInClient;
+}
+
+const SIGNIN_DAYS = SIGNIN_TTL_MS / 86_400_000;
+const START_PATH = /^\/__\/auth\/provider\/([a-z][a-z0-9_]{0,31})$/;
+const LABELS: Record<string, string> = { google: 'Google', github: 'GitHub' };
+
+/** `next`: a path of this site (not `//host`, not `/\host`), else `/`. */
+export function safeNext(value: string | null | undefined): string {
+  if (!value || value.length > 2000 || !value.startsWith('/') || value.startsWith('//') || value.includes('\\') || /[\u0000-\u001f]/.test(value)) return '/';
+  return value;
+}
+
+/** The origins the providers of `config` send browsers to, as the environment configures them. */
+export function providerOrigins(config: AuthConfig, env: NodeJS.ProcessEnv): string[] {
+  const out = new Set<string>();
+  for (const p of config.providers) {
+    const key = `LANEWAY_AUTH_${p.name.toUpperCase()}`;
+    if (!env[`${key}_CLIENT_ID`] || !env[`${key}_SECRET`]) continue; // left out of Providers.all
+    if (p.kind === 'github') out.add('https://github.com');
+    else if (p.kind === 'google') out.add('https://accounts.google.com');
+    else {
+      const issuer = env[`${key}_ISSUER`];
+      try {
+        if (issuer) out.add(new URL(issuer).origin);
+      } catch {
+        // A bad issuer is reported when the store opens (AuthService).
+      }
+    }
+  }
+  return [...out];
+}
+
+export class AuthService {
+  readonly config: AuthConfig;
+  readonly users: UserStore;
+  readonly #visitors: VisitorContext;
+  readonly #providers = new Map<string, ConfiguredProvider>();
+  /** Clients by provider and callback URL (the callback follows the Host the visitor used). */
+  readonly #clients = new Map<string, SignInClient>();
+
+  constructor(config: AuthConfig, users: UserStore, visitors: VisitorContext, env: NodeJS.ProcessEnv, log: (message: string, fields: Record<string, unknown>) => void) {
+    this.config = config;
+    this.users = users;
+    this.#visitors = visitors;
+    for (const p of config.providers) {
+      const key = `LANEWAY_AUTH_${p.name.toUpperCase()}`;
+      const clientId = env[`${key}_CLIENT_ID`];
+      const clientSecret = env[`${key}_SECRET`];
+      const issuer = env[`${key}_ISSUER`];
+      if (!clientId || !clientSecret || (p.kind === 'oidc' && !issuer)) {
+        const missing = [!clientId && `${key}_CLIENT_ID`, !clientSecret && `${key}_SECRET`, p.kind === 'oidc' && !issuer && `${key}_ISSUER`].filter(Boolean).join(', ');
+        log(`the sign-in provider ${p.name} is not configured (${missing} missing): it is left out of Providers.all`, { code: 'LW_AUTH_PROVIDER_CONFIG' });
+        continue;
+      }
+      const label = env[`${key}_NAME`] || LABELS[p.name] || p.name.charAt(0).toUpperCase() + p.name.slice(1);
+      const make =
+        p.kind === 'github'
+          ? (redirectUri: string) => createGitHubClient({ clientId, clientSecret, redirectUri })
+          : p.kind === 'google'
+            ? (redirectUri: string) => createGoogleClient({ clientId, clientSecret, redirectUri })
+            : (redirectUri: string) => createOidcClient({ issuer: issuer!, clientId, clientSecret, redirectUri });
+      let origins: string[];
+      try {
+        origins = p.kind === 'github' ? ['https://github.com'] : p.kind === 'google' ? ['https://accounts.google.com'] : [new URL(issuer!).origin];
+        make('http://127.0.0.1/__/auth/handler'); // checks the settings now (an http issuer off loopback…)
+      } catch (e) {
+        log(`the sign-in provider ${p.name} is misconfigured: ${(e as Error).message}`, { code: 'LW_AUTH_PROVIDER_CONFIG' });
+        continue;
+      }
+      this.#providers.set(p.name, { name: p.name, kind: p.kind, label, origins, client: make });
+    }
+  }
+
+  /** The origins a sign-in form may lead to (CSP form-action with data-form-action-auth). */
+  formActionOrigins(): string[] {
+    return [...new Set([...this.#providers.values()].flatMap((p) => p.origins))];
+  }
+
+  /** `Providers.all` for a page; `next` is the page to come back to (`?next=` of the page). */
+  providers(next: string | null): ProviderView[] {
+    const q = next === null || safeNext(next) === '/' ? '' : `?next=${encodeURIComponent(safeNext(next))}`;
+    return [...this.#providers.values()].map((p) => Object.freeze({ name: p.label, type: p.name, brand: p.kind === 'oidc' ? p.name : p.kind, authPath: `/__/auth/provider/${p.name}${q}` }));
+  }
+
+  /** The signed-in user of a request (undefined for a visitor), from its `sid` cookie: one indexed read. */
+  userOf(sid: string | undefined): SignedInUser | undefined | Promise<SignedInUser | undefined> {
+    return sid === undefined ? undefined : this.users.userOf(sid);
+  }
+
+  /** The answer to `/__/auth/…`. */
+  async answer(method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders, cookie: (name: string) => string | undefined): Promise<AuthAnswer> {
+    const visitor = new Visitor(this.#visitors, cookie('sid'), secureContext(headers));
+    if (path === '/__/auth/handler') {
+      if (method !== 'GET' && method !== 'HEAD') return { status: 405, code: 'LW_HTTP_METHOD', error: 'The sign-in callback takes GET only.', headers: { Allow: 'GET' } };
+      return this.#finish(query, headers, visitor);
+    }
+    if (path === '/__/auth/provider/logout') {
+      if (method !== 'POST') return { status: 405, code: 'LW_HTTP_METHOD', error: 'Sign out with a POST.', headers: { Allow: 'POST' } };
+      if (visitor.known) await this.users.signOut(visitor.known);
+      return { status: 303, location: '/', headers: { 'Set-Cookie': visitor.replaceSession(), 'Cache-Control': 'no-store' } };
+    }
+    const start = START_PATH.exec(path);
+    const provider = start ? this.#providers.get(start[1]!) : undefined;
+    if (!provider) return { status: 404, code: 'LW_HTTP_NOT_FOUND', error: 'There is no such sign-in provider.' };
+    if (method !== 'POST') return { status: 405, code: 'LW_HTTP_METHOD', error: 'Start a sign-in with a POST (a form on the sign-in page).', headers: { Allow: 'POST' } };
+    try {
+      const { url, checks } = await this.#client(provider, headers).start();
+      const sid = visitor.id();
+      await this.users.startAttempt(checks.state, { sid, provider: provider.name, nonce: checks.nonce ?? null, verifier: checks.codeVerifier, next: safeNext(query.get('next')) });
+      const cookies = visitor.setCookieHeaders();
+      return { status: 303, location: url, headers: { 'Cache-Control': 'no-store', ...(cookies && { 'Set-Cookie': cookies }) } };
+    } catch (e) {
+      return this.#failed(e);
+    }
+  }
+
+  async #finish(query: URLSearchParams, headers: IncomingHttpHeaders, visitor: Visitor): Promise<AuthAnswer> {
+    const state = query.get('state');
+    const attempt = state ? await this.users.takeAttempt(state) : undefined;
+    // The attempt must be this visitor's: a callback URL sent to someone else signs nobody in.
+    if (!attempt || attempt.sid !== visitor.known) {
+      return { status: 400, code: 'LW_AUTH_BAD_CALLBACK', error: 'This sign-in has expired, was used already, or was started in another browser. Sign in again.' };
+    }
+    const provider = this.#providers.get(attempt.provider);
+    if (!provider) return { status: 400, code: 'LW_AUTH_BAD_CALLBACK', error: 'This sign-in provider is not available any more. Sign in again.' };
+    try {
+      const callback = new URL(`/__/auth/handler?${query.toString()}`, 'http://localhost');
+      const profile = await this.#client(provider, headers).finish(callback, { state: state!, codeVerifier: attempt.verifier, ...(attempt.nonce !== null && { nonce: attempt.nonce }) });
+      const cookie = visitor.replaceSession(SIGNIN_DAYS);
+      await this.users.signIn(visitor.replacedBy!, { provider: provider.name, subject: profile.subject, name: profile.name, email: profile.emailVerified ? profile.email : null, picture: profile.picture }, visitor.known);
+      return { status: 303, location: attempt.next, headers: { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } };
+    } catch (e) {
+      return this.#failed(e);
+    }
+  }
+
+  #client(p: ConfiguredProvider, headers: IncomingHttpHeaders): SignInClient {
+    const origin = `${forwardedProto(headers)}://${String(headers.host ?? 'localhost').replace(/[^A-Za-z0-9.:\[\]-]/g, '')}`;
+    const key = `${p.name} ${origin}`;
+    let c = this.#clients.get(key);
+    if (!c) {
+      c = p.client(`${origin}/__/auth/handler`);
+      this.#clients.set(key, c);
+    }
+    return c;
+  }
+
+  #failed(e: unknown): AuthAnswer {
+    if (e instanceof AuthError) {
+      const status = e.code === 'LW_AUTH_PROVIDER_DOWN' ? 502 : e.code === 'LW_AUTH_PROVIDER_CONFIG' ? 500 : 400;
+      return { status, code: e.code, error: e.message };
+    }
+    throw e;
+  }
+}
+
+function forwardedProto(headers: IncomingHttpHeaders): string {
+  const proto = headers['x-forwarded-proto'];
+  return typeof proto === 'string' && proto.split(',')[0]!.trim().toLowerCase() === 'https' ? 'https' : 'http';
+}
+
+/**
+ * Wraps an endpoint with the auth mode of its directory. `required`: a visitor who is not signed
+ * in is sent to the site's `/auth/` page with the page asked for as `?next=` (a JSON client, or
+ * a write, gets 401), and the answer is a single-user page. `required` and `optional`: the
+ * signed-in user is read once here (one indexed read) for `Me`. `none`: users do not apply.
+ */
+export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData): Endpoint {
+  if (mode === 'none') return endpoint;
+  const inner = endpoint.handle.bind(endpoint);
+  const required = mode === 'required';
+  return {
+    ...endpoint,
+    handle(req: RequestInfo): Reply | Promise<Reply> {
+      const auth = data.auth;
+      const visitors = data.visitors;
+      if (!auth || !visitors) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
+      const sid = visitors.signer.readSid(cookieValue(req.headers.cookie, 'sid'));
+      const go = (user: SignedInUser | undefined): Reply | Promise<Reply> => {
+        if (user) return inner({ ...req, user, signedInOnly: required });
+        if (!required) return inner({ ...req, user: null });
+        const page = (req.method === 'GET' || req.method === 'HEAD') && !req.acceptsJson && !req.path.startsWith('/auth/');
+        if (!page) return { type: 'error', status: 401, code: 'LW_AUTH_REQUIRED', message: 'Sign in first.' };
+        const next = req.path + (req.query ? `?${req.query}` : '');
+        return { type: 'redirect', status: 302, location: `/auth/?next=${encodeURIComponent(next)}`, headers: { 'Cache-Control': 'no-store' } };
+      };
+      try {
+        const user = auth.userOf(sid);
+        return user instanceof Promise ? user.then(go, unavailable) : go(user);
+      } catch (e) {
+        return unavailable(e);
+      }
+    },
+  };
+}
+
+function unavailable(e: unknown): Reply {
+  if (e instanceof StoreError) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not available; try again in a moment.' };
+  throw e;
+}
+
+/** One cookie of a `Cookie` header, without parsing the others. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
