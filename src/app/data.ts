@@ -123,7 +123,7 @@ export class AppData {
   auth: AuthService | undefined;
   readonly #requests = new WeakMap<object, DataRequest>();
   readonly #formType: (key: string, groups: string[]) => unknown;
-  /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
+  /** Renderers of the Markdown and html fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
 
   constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map()) {
@@ -140,12 +140,12 @@ export class AppData {
         return [m.name, shape];
       }),
     );
-    // Markdown fields render with their `render:` options; views get rich-text values (html(options), sections()…).
+    // Markdown and html fields render with their `render:` options; views and scripts get rich-text values (html(options), sections()…).
     const prefix = `📦#${++loads}:`;
     for (const m of [...schema.models.values(), ...schema.embedded.values()]) {
       for (const f of m.fields) {
-        if (f.type !== 'markdown') continue;
-        const renderer = new RichTextRenderer(f.render, {}, 500);
+        if (f.type !== 'markdown' && f.type !== 'html') continue;
+        const renderer = new RichTextRenderer(f.render, {}, 500, f.type);
         this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
         registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
@@ -312,6 +312,13 @@ export class AppData {
           return hierarchyOp(String(a), String(b), c);
         case 'md':
           return this.#renderMarkdown(String(a), b);
+        // A rich-text value of a script (realm-models.ts RichValue): a = its source, b = its field's key.
+        case 'rh':
+          return this.#renderer(b).htmlWith(String(a), c);
+        case 'rs':
+          return this.#renderer(b).sections(String(a));
+        case 'rx':
+          return this.#renderer(b).text(String(a));
         case 'ctx':
           return this.#request().containers;
         case 'fs':
@@ -438,7 +445,12 @@ export class AppData {
   }
 
   #renderMarkdown(text: string, key: unknown): string {
-    return (this.#renderers.get(typeof key === 'string' ? key : '') ?? this.#renderers.get('')!).html(text);
+    return this.#renderer(key).html(text);
+  }
+
+  /** The renderer of a field by its rich-text key; the plain Markdown one for none. */
+  #renderer(key: unknown): RichTextRenderer {
+    return this.#renderers.get(typeof key === 'string' ? key : '') ?? this.#renderers.get('')!;
   }
 
 }
@@ -506,7 +518,9 @@ export function describe(
   options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[]; imageKey?: string } = {},
 ): unknown {
   const fieldOf = (f: FieldDefinition, owner: string) => ({
-    rk: f.type === 'markdown' && options.richKey ? options.richKey(owner, f) : null,
+    rk: (f.type === 'markdown' || f.type === 'html') && options.richKey ? options.richKey(owner, f) : null,
+    // An html field with `render:` options: its HTML comes from the host, not as stored.
+    rr: f.type === 'html' && f.render !== undefined && Object.keys(f.render).length > 0,
     name: f.name,
     type: f.type,
     list: f.list ?? null,

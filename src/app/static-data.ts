@@ -26,7 +26,7 @@ export class StaticData {
   readonly shapes: ReadonlyMap<string, ModelShape>;
   /** Legacy uids (front-matter `uid:`) by model: alias → path uid. */
   readonly aliases: ReadonlyMap<string, ReadonlyMap<string, string>>;
-  /** Renderers of the Markdown fields by rich-text key; '' renders `Model.markdown(text)`. */
+  /** Renderers of the Markdown and html fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined)]]);
 
   /**
@@ -45,8 +45,8 @@ export class StaticData {
     const prefix = `🗄#${++loads}:`;
     for (const m of [...content.schema.models.values(), ...content.schema.embedded.values()]) {
       for (const f of m.fields) {
-        if (f.type !== 'markdown') continue;
-        const renderer = new RichTextRenderer(f.render, context);
+        if (f.type !== 'markdown' && f.type !== 'html') continue;
+        const renderer = new RichTextRenderer(f.render, context, undefined, f.type);
         this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
         registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
@@ -91,6 +91,13 @@ export class StaticData {
           return this.index.aggregate(a as DocumentQuery, b as 'count', c as string | undefined);
         case 'md':
           return this.#render(String(a), b);
+        // A rich-text value of a script (realm-models.ts RichValue): a = its source, b = its field's key.
+        case 'rh':
+          return this.#renderer(b).htmlWith(String(a), c);
+        case 'rs':
+          return this.#renderer(b).sections(String(a));
+        case 'rx':
+          return this.#renderer(b).text(String(a));
         case 'hy':
           return hierarchyOp(String(a), String(b), c);
         case 'ctx':
@@ -105,7 +112,12 @@ export class StaticData {
 
   /** HTML of a field's Markdown (`key`: the field's rich-text key), or of a text with no field's options (`Model.markdown(text)`). */
   #render(text: string, key: unknown): string {
-    return (this.#renderers.get(typeof key === 'string' ? key : '') ?? this.#renderers.get('')!).html(text);
+    return this.#renderer(key).html(text);
+  }
+
+  /** The renderer of a field by its rich-text key; the plain Markdown one for none. */
+  #renderer(key: unknown): RichTextRenderer {
+    return this.#renderers.get(typeof key === 'string' ? key : '') ?? this.#renderers.get('')!;
   }
 
 }

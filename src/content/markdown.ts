@@ -1,6 +1,6 @@
 /**
- * The rich-text (Markdown) renderer of static documents and `markdown` fields (REFERENCE §6.8.6–7,
- * §6.11). Four functions:
+ * The rich-text renderer of static documents, `markdown` and `html` fields (REFERENCE §6.8.6–7,
+ * §6.11). For Markdown, four functions:
  *
  * - `renderMarkdown(text, options?, context?)`: safe HTML, cleaned by `sanitizeHtml` (the allow-list
  *   of `html` fields, src/models/rich.ts) as the last step;
@@ -50,11 +50,15 @@
  * - `classes`: element name → class names added to every such element (`{ h2: 'title is-4' }`),
  *   after the classes of attribute blocks and headings' shifting (they apply to the final tag).
  *   `pre` classes go on the `pre` of code blocks, `code` classes on every `code`.
+ *
+ * `html` fields take the same options (`renderHtml`, `htmlText`, `htmlSections`, at the end of
+ * this file): their HTML is already clean, so each option is a change to its tree, and the result
+ * is cleaned again with the same allow-list.
  */
 import MarkdownIt, { type MarkdownIt as Converter, type StateCore, type Token } from 'markdown-it';
 import markdownItAnchor from 'markdown-it-anchor';
 import markdownItAttrs from 'markdown-it-attrs';
-import { sanitizeHtml } from '../models/rich.js';
+import { readRichTree, sanitizeHtml, writeRichTree, type RichElement, type RichNode } from '../models/rich.js';
 import { slugify } from './slug.js';
 
 /** Display options of rich text: a field's `render:` map merged with a call's named arguments. */
@@ -413,4 +417,193 @@ export function parseRenderOptions(raw: Record<string, unknown>): MarkdownOption
   }
   if (Object.keys(classes).length > 0) options.classes = classes;
   return options;
+}
+
+// ---- HTML (`html` fields) ------------------------------------------------------------------------
+
+const HTML_HEADING = /^h[1-6]$/;
+/** The converter whose linkify-it instance finds URLs in HTML text (every converter sets it up alike). */
+const LINKIFY_OPTIONS = settleOptions({ autolink: true });
+/** Elements that make lines of `htmlText` (the blocks of the allow-list). */
+const HTML_BLOCKS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div', 'p', 'pre', 'blockquote', 'ul', 'ol', 'li']);
+
+/** Calls `visit` on every element of the tree, parents first. */
+function eachElement(nodes: RichNode[], visit: (element: RichElement) => void): void {
+  for (const node of nodes) {
+    if (typeof node === 'string') continue;
+    visit(node);
+    eachElement(node.children, visit);
+  }
+}
+
+/** The text of a heading as one line: white space collapsed, as a browser shows it. */
+function elementTitle(element: RichElement): string {
+  let text = '';
+  const walk = (nodes: RichNode[]): void => {
+    for (const node of nodes) {
+      if (typeof node === 'string') text += node;
+      else if (node.name === 'br') text += ' ';
+      else walk(node.children);
+    }
+  };
+  walk(element.children);
+  return text.replace(/[ \t\n\f\r]+/g, ' ').trim();
+}
+
+const elementLevel = (element: RichElement): number => Number(element.name.slice(1));
+
+/**
+ * `autolink` and `typography` on the text of the tree: not in `code` or `pre`, no link inside a
+ * link, and no dashes inside the URL of a link made here. The URLs found are those Markdown finds
+ * (the same linkify-it settings), and their targets go through the same checks.
+ */
+function typesetText(nodes: RichNode[], options: SettledOptions, inCode: boolean, inLink: boolean): RichNode[] {
+  const out: RichNode[] = [];
+  const dashes = (text: string): string => (options.typography && !inCode ? replaceDashes(text) : text);
+  for (const node of nodes) {
+    if (typeof node !== 'string') {
+      const code = inCode || node.name === 'code' || node.name === 'pre';
+      out.push({ ...node, children: typesetText(node.children, options, code, inLink || node.name === 'a') });
+      continue;
+    }
+    const md = options.autolink !== false && !inCode && !inLink ? converterFor(LINKIFY_OPTIONS) : undefined;
+    const links = md?.linkify.test(node) ? (md.linkify.match(node) ?? []) : [];
+    let at = 0;
+    for (const link of links) {
+      const href = md!.normalizeLink(link.url);
+      if (!md!.validateLink(href)) continue;
+      let text = link.text;
+      if (!link.schema) text = md!.normalizeLinkText(`http://${text}`).replace(/^http:\/\//, '');
+      else if (link.schema === 'mailto:' && !/^mailto:/i.test(text)) text = md!.normalizeLinkText(`mailto:${text}`).replace(/^mailto:/, '');
+      else text = md!.normalizeLinkText(text);
+      if (link.index > at) out.push(dashes(node.slice(at, link.index)));
+      const attribs: Record<string, string> = options.autolink === 'blank' ? { href, target: '_blank', rel: 'noopener noreferrer' } : { href };
+      out.push({ name: 'a', attribs, children: [text] });
+      at = link.lastIndex;
+    }
+    if (at < node.length) out.push(dashes(node.slice(at)));
+  }
+  return out;
+}
+
+/** `minimumHeaderLevel` on a tree: one shift for all headings, as for Markdown. */
+function shiftHtmlHeadings(nodes: RichNode[], minimum: number): void {
+  let top = 7;
+  eachElement(nodes, (e) => {
+    if (HTML_HEADING.test(e.name)) top = Math.min(top, elementLevel(e));
+  });
+  if (top === 7 || top >= minimum) return;
+  eachElement(nodes, (e) => {
+    if (HTML_HEADING.test(e.name)) e.name = `h${Math.min(6, elementLevel(e) + minimum - top)}`;
+  });
+}
+
+/**
+ * `generateHeaderId` on a tree: a heading without an `id` gets one from its text, numbered as in
+ * Markdown (`intro`, `intro-2`…, `section` when the text has no letter or digit), and never one
+ * that an element of the document has already.
+ */
+function identifyHtmlHeadings(nodes: RichNode[]): void {
+  const taken = new Set<string>();
+  eachElement(nodes, (e) => {
+    if (e.attribs.id !== undefined) taken.add(e.attribs.id);
+  });
+  eachElement(nodes, (e) => {
+    if (!HTML_HEADING.test(e.name) || e.attribs.id !== undefined) return;
+    const base = slugify(elementTitle(e)) || FALLBACK_SLUG;
+    let slug = base;
+    for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
+    taken.add(slug);
+    e.attribs = { id: slug, ...e.attribs };
+  });
+}
+
+/** Element classes on a tree: added to the element's own, each name once. */
+function classifyHtml(nodes: RichNode[], classes: Map<string, string>): void {
+  eachElement(nodes, (e) => {
+    const added = classes.get(e.name);
+    if (added === undefined) return;
+    const names = [...new Set([...(e.attribs.class ?? '').split(/\s+/), ...added.split(' ')].filter(Boolean))];
+    e.attribs = { ...e.attribs, class: names.join(' ') };
+  });
+}
+
+/**
+ * The HTML of an `html` field with display options: the same options as Markdown, applied to the
+ * cleaned tree in Markdown's order (links and dashes in the text, headings shifted, ids, classes),
+ * and the result cleaned again (keeping `target="_blank"` only on the links `autolink: blank` made:
+ * the field's own HTML has none, it was cleaned without). Without options, the HTML is returned as
+ * it is: it was cleaned when it was written.
+ */
+export function renderHtml(html: string, options?: MarkdownOptions): string {
+  const settled = settleOptions(options);
+  if (settled.autolink === false && settled.minimumHeaderLevel === 1 && !settled.generateHeaderId && !settled.typography && settled.classes.length === 0) {
+    return String(html);
+  }
+  let nodes = readRichTree(String(html));
+  if (settled.autolink !== false || settled.typography) nodes = typesetText(nodes, settled, false, false);
+  if (settled.minimumHeaderLevel > 1) shiftHtmlHeadings(nodes, settled.minimumHeaderLevel);
+  if (settled.generateHeaderId) identifyHtmlHeadings(nodes);
+  if (settled.classes.length > 0) classifyHtml(nodes, new Map(settled.classes));
+  return sanitizeHtml(writeRichTree(nodes), { blankTargets: settled.autolink === 'blank' });
+}
+
+/**
+ * The plain text of an `html` field, as `markdownText` gives it for Markdown: one line per block
+ * (white space collapsed as a browser collapses it, `<br>` ending a line), `pre` line by line as
+ * written, entities decoded, empty lines left out.
+ */
+export function htmlText(html: string): string {
+  const lines: string[] = [];
+  let line = '';
+  const end = (): void => {
+    const text = line.replace(/[ \t\n\f\r]+/g, ' ').trim();
+    if (text !== '') lines.push(text);
+    line = '';
+  };
+  const walk = (nodes: RichNode[]): void => {
+    for (const node of nodes) {
+      if (typeof node === 'string') line += node;
+      else if (node.name === 'br') end();
+      else if (node.name === 'pre') {
+        end();
+        const text = elementText(node.children).replace(/\n$/, '');
+        if (text !== '') lines.push(text);
+      } else if (HTML_BLOCKS.has(node.name)) {
+        end();
+        walk(node.children);
+        end();
+      } else walk(node.children);
+    }
+  };
+  walk(readRichTree(String(html)));
+  end();
+  return lines.join('\n');
+}
+
+/** Text as written (`pre`): `<br>` is a newline. */
+function elementText(nodes: RichNode[]): string {
+  let text = '';
+  for (const node of nodes) text += typeof node === 'string' ? node : node.name === 'br' ? '\n' : elementText(node.children);
+  return text;
+}
+
+/**
+ * The headings of the top-most level present in an `html` field, in order, with the id
+ * `renderHtml` gives them with the same options plus `generateHeaderId` (an `id` written in the
+ * HTML is kept), and their text. As for Markdown, only `typography` of the options matters.
+ */
+export function htmlSections(html: string, options?: MarkdownOptions): MarkdownSection[] {
+  let nodes = readRichTree(String(html));
+  if (options?.typography === true) nodes = typesetText(nodes, settleOptions({ typography: true }), false, false);
+  identifyHtmlHeadings(nodes);
+  let top = 7;
+  eachElement(nodes, (e) => {
+    if (HTML_HEADING.test(e.name)) top = Math.min(top, elementLevel(e));
+  });
+  const sections: MarkdownSection[] = [];
+  eachElement(nodes, (e) => {
+    if (HTML_HEADING.test(e.name) && elementLevel(e) === top) sections.push({ id: e.attribs.id ?? '', title: elementTitle(e) });
+  });
+  return sections;
 }

@@ -108,8 +108,8 @@ const SANITIZE_OPTIONS_BLANK_TARGETS: sanitize.IOptions = {
  * (every element closed, `<br />` self-closed, only `&amp; &lt; &gt; &quot;` escapes), so an XML
  * reading of it is exact.
  */
-type RichNode = string | RichElement;
-interface RichElement {
+export type RichNode = string | RichElement;
+export interface RichElement {
   name: string;
   attribs: Record<string, string>;
   children: RichNode[];
@@ -229,6 +229,20 @@ export function sanitizeHtml(input: string, options: SanitizeOptions = {}): stri
   // reading it again would turn it into LF, so it is normalised here too.
   const cleaned = sanitize(source, options.blankTargets ? SANITIZE_OPTIONS_BLANK_TARGETS : SANITIZE_OPTIONS).replace(/\r\n?/g, '\n');
   return writeTree(normaliseTree(readTree(cleaned), { parent: '', inLink: false, inListItem: false }));
+}
+
+/**
+ * The tree of `html` once cleaned (text decoded, only allowed elements and attributes), for a
+ * transform that changes it and writes it out with `writeRichTree`. What such a transform
+ * produces is HTML to clean again: the tree is not checked on the way out.
+ */
+export function readRichTree(html: string): RichNode[] {
+  return readTree(sanitizeHtml(html));
+}
+
+/** A tree read by `readRichTree`, as HTML (text and attribute values escaped). */
+export function writeRichTree(nodes: RichNode[]): string {
+  return writeTree(nodes);
 }
 
 /** HTML cleaned by `sanitizeHtml`, whose cleaned form is at most `max` bytes (default 2000) and at least `min`. */

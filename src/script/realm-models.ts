@@ -105,6 +105,8 @@ class ImageRef {
   toJSON() { return IMGS.get(this).id; }
   toString() { return IMGS.get(this).id; }
 }
+// Shared by every request of the realm: frozen, as the hardened built-ins are.
+freeze(ImageRef.prototype.toJSON); freeze(ImageRef.prototype.toString); freeze(ImageRef.prototype); freeze(ImageRef);
 const TRUSTED_IMG = new OWeakSet();
 const imageValue = (v) => { const s = IMGS.get(v); return s === undefined ? undefined : { id: s.id, key: s.key }; };
 const IMAGE_NAME = /^[^\/\\\x00-\x1f\x7f]{1,196}\.(?:png|jpe?g|gif)$/i;
@@ -118,6 +120,8 @@ const storeForm = (f, v) => {
     const t = { id: IMGS.get(v).id }; TRUSTED_IMG.add(t); return t;
   }
   if (DV.has(v)) return apply(ODate.prototype.getTime, DV.get(v), []);
+  // A rich-text value keeps its source in a field of its own type (a copy), elsewhere gives its HTML.
+  if (RT.has(v)) { const s = RT.get(v); if (f.type === (s.md ? 'markdown' : 'html')) return s.t; }
   if (SH.has(v)) return SH.get(v);
   if (HIER.has(v)) return v.value;
   if (INST.has(v) || LINKS.has(v)) {
@@ -227,6 +231,44 @@ const buildEmbeddedCtor = (app, t) => {
   return freeze(C);
 };
 
+// Rich text in scripts (REFERENCE 6.11): a markdown field, and an html field, reads as a RichValue.
+// It passes wherever SafeHtml does — registered in SH with its HTML (the field's render: options
+// applied), so JSON, {{{ }}}, concatenation and storing it in an html field take that HTML — and
+// has the members a view's rich-text value has. Everything but the source is the host's work, done
+// when asked through the channel with the field's renderer (f.rk): 'rh' HTML (with a call's
+// options), 'rs' sections, 'rx' plain text.
+const RT = new OWeakMap(); // value -> { app, t: source, k: rich-text key, md: a markdown field }
+const rtState = (v) => { const s = RT.get(v); if (s === undefined) throw new OTypeError('not a rich-text value'); return s; };
+const trimS = SP.trim;
+class RichValue {
+  constructor(app, f, text, html) { RT.set(this, { app: app, t: text, k: f.rk, md: f.type === 'markdown' }); SH.set(this, html); freeze(this); }
+  get value() { return rtState(this).t; }
+  // No text but white space: of the Markdown source; of an html field's text (<p><br></p> shows nothing).
+  get empty() { const s = rtState(this); return apply(trimS, s.md ? s.t : s.app.ch('rx', s.t, s.k), []) === ''; }
+  get length() { const t = rtState(this).t; return codePoints(t, t.length); }
+  get valid() { rtState(this); return true; }
+  get invalid() { rtState(this); return false; }
+  markdown() { const s = rtState(this); return s.md ? s.t : null; }
+  text() { const s = rtState(this); return s.app.ch('rx', s.t, s.k); }
+  html(options) {
+    const s = rtState(this);
+    if (options === undefined || options === null) return new SafeHtml(SH.get(this));
+    if (typeof options !== 'object' || isArray(options)) throw new OTypeError('html(options) takes an object, such as html({minimumHeaderLevel: 2})');
+    return new SafeHtml(s.app.ch('rh', s.t, s.k, options));
+  }
+  sections() { const s = rtState(this); return freeze(s.app.ch('rs', s.t, s.k)); }
+  toString() { rtState(this); return SH.get(this); }
+  toJSON() { rtState(this); return SH.get(this); }
+}
+// Frozen as harden (later in the realm source) freezes the realm's other types: members, prototype, class.
+{
+  const p = RichValue.prototype, ks = ownKeys(p);
+  for (let i = 0; i < ks.length; i++) { const d = getDesc(p, ks[i]); freeze(d.value); freeze(d.get); freeze(d.set); }
+  freeze(p); freeze(RichValue);
+}
+// An html field without render: options shows its HTML as stored, with no call to the host.
+const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.rr ? v : app.ch('rh', v, f.rk));
+
 // What a script reads from a stored value.
 const readValue = (app, f, v, owner) => {
   if (f.list !== undefined && f.list !== null) {
@@ -239,8 +281,9 @@ const readValue = (app, f, v, owner) => {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return new Hierarchy(app, v);
     case 'link': return makeLink(app, f.model, v);
-    case 'html': case 'svg-icon': return new SafeHtml(v);
-    case 'markdown': return new SafeHtml(app.ch('md', v, f.rk));
+    case 'html': return f.rk === null ? new SafeHtml(v) : richValue(app, f, v);
+    case 'svg-icon': return new SafeHtml(v);
+    case 'markdown': return richValue(app, f, v);
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
     case 'map': return freeze(OObject.assign({}, v));
@@ -906,6 +949,7 @@ const outField = (app, f, v) => {
   switch (f.type) {
     case 'timestamp': return new LDate(v);
     case 'markdown': return app.ch('md', v, f.rk);
+    case 'html': return f.rr ? app.ch('rh', v, f.rk) : v;
     case 'geo': return { latitude: v.latitude, longitude: v.longitude };
     default: return v;
   }
@@ -1037,7 +1081,7 @@ const viewOp = (q, name, arg) => {
   if (!QUERIES.has(q) || !VIEW_QUERY_OPS.has(name)) throw new OTypeError('a view cannot call ' + name + ' on a query: make the query in a supplier');
   return name === 'limit' ? q.limit(arg) : q[name]();
 };
-// A Markdown value on its way to a view: the host makes it a rich-text value (content/rich-text.ts)
+// A Markdown or html value on its way to a view: the host makes it a rich-text value (content/rich-text.ts)
 // with the renderer registered for the field (f.rk), which gives html(options), sections(), text().
 const RICH = new OWeakMap();
 class RichRef { constructor(text, key) { RICH.set(this, { text: text, key: key }); freeze(this); } }
@@ -1048,7 +1092,8 @@ const viewField = (app, f, v) => {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return { value: v };
     case 'link': return makeLink(app, f.model, v);
-    case 'html': case 'svg-icon': return new SafeHtml(v);
+    case 'html': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(v);
+    case 'svg-icon': return new SafeHtml(v);
     case 'markdown': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(app.ch('md', v));
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
