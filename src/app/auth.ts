@@ -22,6 +22,7 @@ import type { AuthMode } from '../auth/index.js';
 import { StoreError } from '../store/index.js';
 import type { AppData } from './data.js';
 import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
+import { parseCookies } from './request-data.js';
 
 /** What the auth endpoints answer (the http layer sends it). */
 export type AuthAnswer =
@@ -133,8 +134,8 @@ export class AuthService {
   }
 
   /** The answer to `/__/auth/…`. */
-  async answer(method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders, cookie: (name: string) => string | undefined): Promise<AuthAnswer> {
-    const visitor = new Visitor(this.#visitors, cookie('sid'), secureContext(headers));
+  async answer(method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders): Promise<AuthAnswer> {
+    const visitor = new Visitor(this.#visitors, parseCookies(headers.cookie).get('sid'), secureContext(headers));
     if (path === '/__/auth/handler') {
       if (method !== 'GET' && method !== 'HEAD') return { status: 405, code: 'LW_HTTP_METHOD', error: 'The sign-in callback takes GET only.', headers: { Allow: 'GET' } };
       return this.#finish(query, headers, visitor);
@@ -220,7 +221,7 @@ export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData):
       const auth = data.auth;
       const visitors = data.visitors;
       if (!auth || !visitors) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
-      const sid = visitors.signer.readSid(cookieValue(req.headers.cookie, 'sid'));
+      const sid = visitors.signer.readSid(parseCookies(req.headers.cookie).get('sid'));
       const go = (user: SignedInUser | undefined): Reply | Promise<Reply> => {
         if (user) return inner({ ...req, user, signedInOnly: required });
         if (!required) return inner({ ...req, user: null });
@@ -242,14 +243,4 @@ export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData):
 function unavailable(e: unknown): Reply {
   if (e instanceof StoreError) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not available; try again in a moment.' };
   throw e;
-}
-
-/** One cookie of a `Cookie` header, without parsing the others. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }

@@ -11,7 +11,7 @@
  *   the provider, the nonce and PKCE verifier, and the page to go back to. Single-use, 10 minutes.
  */
 import { randomUUID } from 'node:crypto';
-import type { Engine, Row, Writer } from '../store/index.js';
+import { inTransaction, type Engine, type Row, type Writer } from '../store/index.js';
 
 /** A signed-in session lasts this long (and its cookie as long). */
 export const SIGNIN_TTL_MS = 30 * 24 * 3600_000;
@@ -175,15 +175,8 @@ export class UserStore {
     return Array.from({ length: n }, (_, i) => this.#p(i + 1)).join(', ');
   }
 
-  async #write(fn: (w: Writer) => unknown): Promise<void> {
-    const w = await this.engine.begin();
-    try {
-      await fn(w);
-    } catch (e) {
-      await w.rollback();
-      throw e;
-    }
-    await w.commit();
+  #write(fn: (w: Writer) => unknown): Promise<void> {
+    return inTransaction(this.engine, fn);
   }
 }
 

@@ -205,7 +205,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (auth && rawPath.startsWith('/__/auth/')) {
         const json = prefersJson(headers.accept);
         auth
-          .answer(method, rawPath, new URLSearchParams(query), headers, (name) => cookieOf(headers.cookie, name))
+          .answer(method, rawPath, new URLSearchParams(query), headers)
           .then((a) => {
             if ('location' in a) {
               res.writeHead(303, { ...COMMON_HEADERS, ...a.headers, Location: a.location, 'X-Request-Id': id });
@@ -303,14 +303,4 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.once('error', cutOff);
     req.once('close', cutOff);
   });
-}
-
-/** One cookie of a `Cookie` header. */
-function cookieOf(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }

@@ -11,7 +11,7 @@
  *
  * Expired rows are swept (VisitorStore.sweep, from a timer of the server).
  */
-import type { Engine, Row, SqlValue, Writer } from '../store/index.js';
+import { inTransaction, type Engine, type Row, type SqlValue, type Writer } from '../store/index.js';
 
 /** A session's stored state lives this long after its last write. */
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
@@ -154,18 +154,8 @@ export class VisitorStore {
   }
 
   async #write(tx: Writer | undefined, fn: (w: Writer) => unknown): Promise<void> {
-    if (tx) {
-      await fn(tx);
-      return;
-    }
-    const w = await this.engine.begin();
-    try {
-      await fn(w);
-    } catch (e) {
-      await w.rollback();
-      throw e;
-    }
-    await w.commit();
+    if (tx) await fn(tx);
+    else await inTransaction(this.engine, fn);
   }
 }
 

@@ -78,3 +78,4 @@ export class AppStore {
     return this.engine.close();
   }
 }
+export { inTransaction } from './transaction.js';
