@@ -1,26 +1,14 @@
 /** Builds AuthConfigs for the auth tests from in-memory files: model definitions and 👤.yaml texts. */
 import { DiagnosticList, formatDiagnostic } from '../../src/diag/index.js';
 import { readModelDefinitions, type ModelSchema } from '../../src/models/index.js';
-import type { SourceTree } from '../../src/shared/index.js';
+import { memoryTree } from '../models/tree.js';
 import { readAuthConfig, type AuthConfig, type ReadAuthOptions } from '../../src/auth/index.js';
 
 /** Reads `/📦/…` definitions from app-relative path → text. */
 export function schemaOf(files: Record<string, string>): ModelSchema {
-  const dirs = new Set<string>();
-  for (const path of Object.keys(files)) {
-    const parts = path.split('/');
-    for (let i = 2; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
-  }
-  const tree: SourceTree = {
-    read: (path) => files[path],
-    list(dir) {
-      const d = dir.endsWith('/') ? dir : dir + '/';
-      if (!dirs.has(d.slice(0, -1))) return undefined;
-      return Object.keys(files).filter((p) => p.startsWith(d) && !p.slice(d.length).includes('/')).map((p) => p.slice(d.length));
-    },
-  };
+  const { tree, dirs } = memoryTree(files);
   const diagnostics = new DiagnosticList();
-  const schema = readModelDefinitions(tree, diagnostics, { dirs: [...dirs] });
+  const schema = readModelDefinitions(tree, diagnostics, { dirs });
   if (diagnostics.items.length) throw new Error(diagnostics.items.map(formatDiagnostic).join('\n'));
   return schema;
 }
