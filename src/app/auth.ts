@@ -9,13 +9,30 @@
  *   ID token checked; the account (provider + subject, never merged by e-mail) is signed in under
  *   a new session id, and the visitor goes on to the page they asked for.
  * - `POST /__/auth/provider/logout` ends the sign-in and replaces the session id.
+ * - `POST /__/auth/dev/<id>?next=/page` signs in as a test user, without a provider: only when the
+ *   development sign-in is on (`laneway serve --dev` with `LANEWAY_AUTH_DEV_USERS`, which calls
+ *   `enableDevSignIn`); otherwise nothing answers there but 404.
  *
  * Providers are named by the app (`providers:` in /👤.yaml) and configured by the server's
  * environment, never by the app: `LANEWAY_AUTH_<NAME>_CLIENT_ID`, `_SECRET`, and `_ISSUER` for a
  * generic OpenID Connect provider. A provider without its settings is left out of
  * `Providers.all` (logged once at start).
  */
-import { AuthError, createGitHubClient, createGoogleClient, createOidcClient, SIGNIN_TTL_MS, UserStore, type AuthConfig, type SignedInUser, type SignInClient } from '../auth/index.js';
+import {
+  AuthError,
+  createGitHubClient,
+  createGoogleClient,
+  createOidcClient,
+  DEV_PATH_PREFIX,
+  DEV_PROVIDER,
+  DEV_USERS_ENV,
+  SIGNIN_TTL_MS,
+  UserStore,
+  type AuthConfig,
+  type DevUser,
+  type SignedInUser,
+  type SignInClient,
+} from '../auth/index.js';
 import { Visitor, type VisitorContext, secureContext } from '../session/index.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthMode } from '../auth/index.js';
@@ -83,6 +100,8 @@ export class AuthService {
   readonly #providers = new Map<string, ConfiguredProvider>();
   /** Clients by provider and callback URL (the callback follows the Host the visitor used). */
   readonly #clients = new Map<string, SignInClient>();
+  /** The test users of the development sign-in, by id; undefined unless `enableDevSignIn` was called. */
+  #devUsers: ReadonlyMap<string, DevUser> | undefined;
 
   constructor(config: AuthConfig, users: UserStore, visitors: VisitorContext, env: NodeJS.ProcessEnv, log: (message: string, fields: Record<string, unknown>) => void) {
     this.config = config;
@@ -117,6 +136,21 @@ export class AuthService {
     }
   }
 
+  /**
+   * Turns the development sign-in on (docs/users.md "Development sign-in"): the test users appear
+   * in `Providers.all` after the providers, and `POST /__/auth/dev/<id>` signs in as one. Only
+   * `laneway serve --dev` calls this. Throws when the app names a provider `dev`: the test users'
+   * accounts would be mixed with that provider's.
+   */
+  enableDevSignIn(users: readonly DevUser[]): void {
+    if (this.config.providers.some((p) => p.name === DEV_PROVIDER)) {
+      throw new Error(
+        `the app's /👤.yaml names a provider "${DEV_PROVIDER}", and the development sign-in keeps its test users' accounts under that name: rename the provider in providers: (and its LANEWAY_AUTH_${DEV_PROVIDER.toUpperCase()}_* settings), or unset ${DEV_USERS_ENV}`,
+      );
+    }
+    this.#devUsers = new Map(users.map((u) => [u.id, u]));
+  }
+
   /** The origins a sign-in form may lead to (CSP form-action with data-form-action-auth). */
   formActionOrigins(): string[] {
     return [...new Set([...this.#providers.values()].flatMap((p) => p.origins))];
@@ -125,7 +159,12 @@ export class AuthService {
   /** `Providers.all` for a page; `next` is the page to come back to (`?next=` of the page). */
   providers(next: string | null): ProviderView[] {
     const q = next === null || safeNext(next) === '/' ? '' : `?next=${encodeURIComponent(safeNext(next))}`;
-    return [...this.#providers.values()].map((p) => Object.freeze({ name: p.label, type: p.name, brand: p.kind === 'oidc' ? p.name : p.kind, authPath: `/__/auth/provider/${p.name}${q}` }));
+    const all: ProviderView[] = [...this.#providers.values()].map((p) => Object.freeze({ name: p.label, type: p.name, brand: p.kind === 'oidc' ? p.name : p.kind, authPath: `/__/auth/provider/${p.name}${q}` }));
+    // The test users of the development sign-in, one entry each, so that the app's sign-in page lists them unchanged.
+    for (const u of this.#devUsers?.values() ?? []) {
+      all.push(Object.freeze({ name: `${u.name} (test user)`, type: DEV_PROVIDER, brand: DEV_PROVIDER, authPath: `${DEV_PATH_PREFIX}${encodeURIComponent(u.id)}${q}` }));
+    }
+    return all;
   }
 
   /** The signed-in user of a request (undefined for a visitor), from its `sid` cookie: one indexed read. */
@@ -145,6 +184,8 @@ export class AuthService {
       if (visitor.known) await this.users.signOut(visitor.known);
       return { status: 303, location: '/', headers: { 'Set-Cookie': visitor.replaceSession(), 'Cache-Control': 'no-store' } };
     }
+    // Without the development sign-in its paths are like any unknown provider's: 404 below.
+    if (this.#devUsers && path.startsWith(DEV_PATH_PREFIX)) return this.#devSignIn(method, path.slice(DEV_PATH_PREFIX.length), query, visitor);
     const start = START_PATH.exec(path);
     const provider = start ? this.#providers.get(start[1]!) : undefined;
     if (!provider) return { status: 404, code: 'LW_HTTP_NOT_FOUND', error: 'There is no such sign-in provider.' };
@@ -158,6 +199,30 @@ export class AuthService {
     } catch (e) {
       return this.#failed(e);
     }
+  }
+
+  /**
+   * `POST /__/auth/dev/<id>`: signs in as a test user as a provider's callback would — a new
+   * session id (no fixation), the account `dev` + id through the same UserStore — and goes on to
+   * `next`. Nothing is asked of the visitor: anyone who reaches a server in development mode may
+   * sign in as any test user, which is why `laneway serve` refuses the test users without `--dev`.
+   */
+  async #devSignIn(method: string, segment: string, query: URLSearchParams, visitor: Visitor): Promise<AuthAnswer> {
+    let id: string | undefined;
+    try {
+      id = decodeURIComponent(segment);
+    } catch {
+      // A malformed escape names no test user.
+    }
+    const user = id === undefined ? undefined : this.#devUsers?.get(id);
+    if (!user) {
+      const names = [...(this.#devUsers?.values() ?? [])].map((u) => u.name).join(', ');
+      return { status: 404, code: 'LW_HTTP_NOT_FOUND', error: `There is no such test user. The test users are ${names} (${DEV_USERS_ENV}); sign in from the site's sign-in page.` };
+    }
+    if (method !== 'POST') return { status: 405, code: 'LW_HTTP_METHOD', error: 'Sign in as a test user with a POST (a form on the sign-in page).', headers: { Allow: 'POST' } };
+    const cookie = visitor.replaceSession(SIGNIN_DAYS);
+    await this.users.signIn(visitor.replacedBy!, { provider: DEV_PROVIDER, subject: user.id, name: user.name, email: user.email, picture: null }, visitor.known);
+    return { status: 303, location: safeNext(query.get('next')), headers: { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } };
   }
 
   async #finish(query: URLSearchParams, headers: IncomingHttpHeaders, visitor: Visitor): Promise<AuthAnswer> {
@@ -208,7 +273,8 @@ function forwardedProto(headers: IncomingHttpHeaders): string {
 /**
  * Wraps an endpoint with the auth mode of its directory. `required`: a visitor who is not signed
  * in is sent to the site's `/auth/` page with the page asked for as `?next=` (a JSON client, or
- * a write, gets 401), and the answer is a single-user page. `required` and `optional`: the
+ * a write, gets 401), and the answer is a single-user page. In a nested site both are written for
+ * its mount (`/app/auth/?next=%2Fapp%2Fpage`: mountSignInRedirect, called by mounts.ts). `required` and `optional`: the
  * signed-in user is read once here (one indexed read) for `Me`. `none`: users do not apply.
  */
 export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData): Endpoint {
@@ -227,8 +293,7 @@ export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData):
         if (!required) return inner({ ...req, user: null });
         const page = (req.method === 'GET' || req.method === 'HEAD') && !req.acceptsJson && !req.path.startsWith('/auth/');
         if (!page) return { type: 'error', status: 401, code: 'LW_AUTH_REQUIRED', message: 'Sign in first.' };
-        const next = req.path + (req.query ? `?${req.query}` : '');
-        return { type: 'redirect', status: 302, location: `/auth/?next=${encodeURIComponent(next)}`, headers: { 'Cache-Control': 'no-store' } };
+        return signInRedirect(req.path + (req.query ? `?${req.query}` : ''));
       };
       try {
         const user = auth.userOf(sid);
@@ -238,6 +303,33 @@ export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData):
       }
     },
   };
+}
+
+/**
+ * The page asked for, by each redirect to the sign-in page the gate answered. A nested site's
+ * answers are written for its mount (mounts.ts): there, `next` must be the page as the browser
+ * asked for it too (`/app/page`, not `/page`), since the sign-in sends the visitor back to it as
+ * it is. Kept beside the reply rather than parsed back out of its Location, so that only the gate's
+ * own redirects are rewritten this way.
+ */
+const signInNexts = new WeakMap<Reply, string>();
+
+/** `302` to the site's `/auth/` page with `next`, the page asked for (path and query). */
+function signInRedirect(next: string): Reply {
+  const reply: Reply = { type: 'redirect', status: 302, location: `/auth/?next=${encodeURIComponent(next)}`, headers: { 'Cache-Control': 'no-store' } };
+  signInNexts.set(reply, next);
+  return reply;
+}
+
+/**
+ * For a nested site mounted at `prefix` (`/app`): the gate's redirect to the sign-in page written
+ * for the mount, `/app/auth/?next=%2Fapp%2Fpage`; undefined for any other reply (mountReply writes
+ * those its own way).
+ */
+export function mountSignInRedirect(reply: Reply, prefix: string): Reply | undefined {
+  const next = signInNexts.get(reply);
+  if (next === undefined || reply.type !== 'redirect') return undefined;
+  return { ...reply, location: `${prefix}/auth/?next=${encodeURIComponent(prefix + next)}` };
 }
 
 function unavailable(e: unknown): Reply {

@@ -14,7 +14,9 @@
  *   `url(/…)` and `@import '/…'` in its stylesheets (`.css`, compiled `.scss` and inlined private
  *   stylesheets, rewritten once at load: createCatalog, mountCss) and the `Location` of its redirects, when they start with one `/`, get the
  *   mount path in front. Inline scripts and styles of its pages are left as written (their hashes
- *   are in the policy).
+ *   are in the policy). The auth gate's redirect to the sign-in page (REFERENCE §1.9, §7.12) goes to
+ *   the child's `/app/auth/`, and its `next` names the page with the mount path too, since the
+ *   sign-in sends the visitor back to `next` as it is (mountSignInRedirect in auth.ts).
  *
  * - A child with database models needs `namespace:`: its data then lives beside the parent's, in
  *   a SQLite file or a PostgreSQL schema of its own (openAppData in data.ts).
@@ -35,6 +37,7 @@ import { AssetCatalog, type CatalogOptions } from '../assets/index.js';
 import type { SourceTree } from '../shared/index.js';
 import { isPrivateDir, type ClassifiedFile } from './classify.js';
 import type { Endpoint, Reply } from './endpoint.js';
+import { mountSignInRedirect } from './auth.js';
 
 /** A nested site: where it is mounted and the file that mounts it. */
 export interface MountSpec {
@@ -356,7 +359,8 @@ class MountedCatalog extends AssetCatalog {
 export function mountReply(reply: Reply, prefix: string, pages: WeakMap<object, Reply>): Reply {
   switch (reply.type) {
     case 'redirect':
-      return { ...reply, location: mountUrl(reply.location, prefix) };
+      // The auth gate's redirect to the sign-in page carries the page asked for in `next`: under the mount too (auth.ts).
+      return mountSignInRedirect(reply, prefix) ?? { ...reply, location: mountUrl(reply.location, prefix) };
     case 'body': {
       if (!HTML.test(reply.contentType)) return reply;
       // The same reply again (a content page answered from memory): its rewrite is kept with it.

@@ -8,6 +8,7 @@ import { appHasData, checkApp, closeAppData, loadApp, openAppData, type App } fr
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
 import { createServer, type LogFormat } from '../http/index.js';
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
+import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
 
 const HELP: Record<string, string> = {
   main: `Usage: laneway <command> [options]
@@ -29,7 +30,10 @@ Options:
   --port N           port to listen on (default: $PORT, else 3000; 0 picks a free one)
   --host H           interface to bind (default 127.0.0.1)
   --log FORMAT       access log: pretty (default), json, or off
-  --dev              development mode: render error details into HTML comments
+  --dev              development mode: render error details into HTML comments, and sign
+                     in as the test users of $LANEWAY_AUTH_DEV_USERS without a provider
+                     ("Ada Lovelace <ada@example.test>, Bob"; docs/users.md); without
+                     --dev, serve refuses to start when that variable is set
   --watch            reload the app when a file of DIR changes, or of a nested site or
                      local connector it uses, or the sources file (a reload with errors
                      prints them and keeps serving the last good version)
@@ -172,6 +176,26 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
   }
 
+  // The development sign-in (docs/users.md): test users anyone may sign in as, so `serve` takes
+  // them only with --dev, and refuses to start without it rather than ignore them silently.
+  let devUsers: DevUser[] | undefined;
+  const devUsersText = process.env[DEV_USERS_ENV];
+  if (command === 'serve' && devUsersText !== undefined && devUsersText.trim() !== '') {
+    if (!values.dev) {
+      io.err(
+        `laneway serve: ${DEV_USERS_ENV} is set, which lets anyone sign in as a test user without a provider: that is for development only. ` +
+          `Add --dev to serve with the development sign-in, or unset ${DEV_USERS_ENV} to serve for real. [LW_AUTH_DEV_USERS]`,
+      );
+      return 1;
+    }
+    const parsedUsers = parseDevUsers(devUsersText);
+    if ('error' in parsedUsers) {
+      io.err(`laneway serve: ${parsedUsers.error} [LW_AUTH_DEV_USERS]`);
+      return 1;
+    }
+    devUsers = parsedUsers.users;
+  }
+
   const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
   if (bodyLimit !== undefined && !(Number.isInteger(bodyLimit) && bodyLimit >= 0)) {
     io.err(`laneway ${command}: --body-limit must be a whole number of bytes`);
@@ -248,6 +272,19 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       return 1;
     }
   }
+  if (devUsers) {
+    let sites: number;
+    try {
+      sites = enableDevSignIn(app, devUsers);
+    } catch (err) {
+      io.err(`laneway serve: ${(err as Error).message} [LW_AUTH_DEV_USERS]`);
+      await closeAppData(app);
+      return 1;
+    }
+    // Loud on purpose: a server in this mode lets anyone in as any test user.
+    if (sites > 0) io.err(devWarning(devUsers));
+    else io.err(`laneway serve: warning: ${DEV_USERS_ENV} is set, but the app has no users (no /👤.yaml): nobody signs in [LW_AUTH_DEV_SIGNIN]`);
+  }
   let current = app;
   const server = createServer(app, { log });
   let address;
@@ -270,14 +307,28 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const unwatch = values.watch ? watchApp(dir, watched, reloadApp, (next) => {
     // The reloaded app gets its own store connection (the schema may have changed); the old one closes.
     const previous = current;
-    const ready = openAppData(next, dataOptions);
+    // The reloaded app's sign-in gets the test users again (each load makes its own).
+    const ready = openAppData(next, dataOptions).then(
+      () => {
+        if (!devUsers) return;
+        try {
+          enableDevSignIn(next, devUsers);
+        } catch (err) {
+          void closeAppData(next);
+          throw new Error(`${(err as Error).message} [LW_AUTH_DEV_USERS]`);
+        }
+      },
+      (err: Error) => {
+        throw new Error(`the reloaded app's database could not be opened: ${err.message}`);
+      },
+    );
     ready.then(
       () => {
         current = next;
         server.replace(next);
         void closeAppData(previous);
       },
-      (err: Error) => io.err(`laneway serve: the reloaded app's database could not be opened: ${err.message}; still serving the last good version`),
+      (err: Error) => io.err(`laneway serve: ${err.message}; still serving the last good version`),
     );
   }, io) : undefined;
   // Handlers first, then the line that tells a supervisor the server is ready.
@@ -303,6 +354,33 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   });
   io.out(`listening on ${address.url}`);
   return stopped;
+}
+
+/**
+ * Turns the development sign-in on in the app and in each of its nested sites that has users
+ * (their stores are open); answers how many sites that is. Throws when a site cannot have it.
+ */
+function enableDevSignIn(app: App, users: readonly DevUser[]): number {
+  let sites = 0;
+  const visit = (a: App): void => {
+    const auth = a.data?.auth;
+    if (auth) {
+      auth.enableDevSignIn(users);
+      sites++;
+    }
+    for (const m of a.mounts) visit(m.app);
+  };
+  visit(app);
+  return sites;
+}
+
+/** The line `serve --dev` prints when test users may sign in. */
+function devWarning(users: readonly DevUser[]): string {
+  const names = users.map((u) => u.name).join(', ');
+  return (
+    `WARNING: development sign-in is on (--dev, ${DEV_USERS_ENV}): anyone who can reach this server can sign in as ${names}, ` +
+    `from the sign-in page or with a POST to /__/auth/dev/<id>. Never serve real users this way. [LW_AUTH_DEV_SIGNIN]`
+  );
 }
 
 /**
