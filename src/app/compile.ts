@@ -136,7 +136,9 @@ function renderView(
   status: number,
 ): Reply | Promise<Reply> {
   const scope = new RequestScope(ctx.modules, req);
-  const singleUser = req.signedInOnly === true || isSingleUser(view, ctx, consumer);
+  // Under auth: required or optional (the gate read the user: req.user is set), what a page shows
+  // may depend on who asks (Me, the roles that allow its models): it is a single-user page.
+  const singleUser = req.signedInOnly === true || req.user !== undefined || isSingleUser(view, ctx, consumer);
   const finish = (out: RenderOutput): Reply => {
     // A value failed: an error answer, never the page cut off where it stopped.
     if (out.failed !== undefined) return renderFailure(out.failed, ctx, req);

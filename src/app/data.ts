@@ -27,7 +27,7 @@ import { currentBudgetToken, installModels, registerImages, registerRichText, ty
 import { ensureImageTables } from '../images/index.js';
 import { ImageService } from './images.js';
 import { AuthService } from './auth.js';
-import { UserStore, type AuthConfig } from '../auth/index.js';
+import { permissionScope, RequestPermissions, UserStore, type AuthConfig, type ContainerKey, type Operation, type ProfileRoles } from '../auth/index.js';
 import { RichTextRenderer } from '../content/index.js';
 
 /** Loads of the process: keys of rich-text makers are unique per load. */
@@ -74,6 +74,18 @@ export interface DataRequest {
   containers: Record<string, string>;
   /** Uploads stored in image fields by this request (attached in its transaction). */
   images?: Set<string>;
+  /** Users: the signed-in user's id (null: a visitor); undefined where users do not apply. */
+  user?: string | null;
+  /** Users: the endpoint file (its directory's 👤.yaml scope) and the roles it runs as (`👤: {as}`). */
+  permit?: EndpointPermit;
+  /** Users: this request's permissions, made on first check. */
+  permissions?: RequestPermissions;
+}
+
+/** Who an endpoint runs as: its file decides the permission scope; `as` adds roles. */
+export interface EndpointPermit {
+  file: string;
+  as: readonly string[];
 }
 
 const STDERR_LOG = {
@@ -126,8 +138,30 @@ export class AppData {
   /** Renderers of the Markdown and html fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
 
-  constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map()) {
+  /** Per model, the containers (`Model:id`) whose profiles give roles over its records (users on). */
+  readonly #containerKeys = new Map<string, (row: readonly unknown[]) => ContainerKey[]>();
+  /** Top-level profile models, and contained ones by their container model. */
+  readonly #topProfiles: ModelDefinition[] = [];
+  /** Request permissions whose roles are read through their request's session. */
+  readonly #bound = new WeakSet<RequestPermissions>();
+  readonly #containedProfiles = new Map<string, ModelDefinition[]>();
+
+  constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map(), users = false) {
     this.schema = schema;
+    for (const m of schema.models.values()) {
+      if (m.kind !== 'profile') continue;
+      if (m.container === undefined) this.#topProfiles.push(m);
+      else this.#containedProfiles.set(m.container, [...(this.#containedProfiles.get(m.container) ?? []), m]);
+    }
+    for (const m of schema.models.values()) {
+      const outer = m.container !== undefined && this.#containedProfiles.has(m.container) ? m.container : undefined;
+      const own = this.#containedProfiles.has(m.name);
+      const none: ContainerKey[] = [];
+      this.#containerKeys.set(
+        m.name,
+        outer && own ? (r) => [`${outer}:${String(r[3])}`, `${m.name}:${String(r[0])}`] : outer ? (r) => [`${outer}:${String(r[3])}`] : own ? (r) => [`${m.name}:${String(r[0])}`] : () => none,
+      );
+    }
     this.notifications = notifications;
     const names = new Set<string>();
     for (const m of schema.models.values()) for (const f of m.fields) if (!f.builtIn) names.add(f.name);
@@ -163,6 +197,7 @@ export class AppData {
       richKey: (owner, f) => prefix + `${owner}.${f.name}`,
       notifications: [...notifications.values()].map((n) => n.model),
       ...(imageFields.size ? { imageKey: prefix + 'image' } : {}),
+      perm: users,
     });
     const installed = installModels(descriptor, (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
     this.namespace = installed.namespace;
@@ -268,11 +303,158 @@ export class AppData {
     return r;
   }
 
-  #session(): DataSession {
-    const r = this.#request();
+  #session(r: DataRequest = this.#request()): DataSession {
     if (r.session) return r.session;
     if (!this.store) throw new LanewayError('LW_STORE_UNAVAILABLE', 'the database is not open', { status: 503 });
     return (r.session = this.store.read(r.what));
+  }
+
+  // ---- Permissions (users on): every model operation of a request is checked here -------------
+
+  /** The permissions of a request (undefined without users). */
+  #permissions(r: DataRequest): RequestPermissions | undefined {
+    const config = this.authConfig;
+    if (!config) return undefined;
+    let p = r.permissions;
+    if (p === undefined || !this.#bound.has(p)) {
+      // Made here, or by the endpoint's gate (withPermissions: `👤: {only}`, path parameters): from
+      // now on, roles are read through the request's own session.
+      const source = this.profileRoles(() => this.#session(r));
+      if (p === undefined) p = r.permissions = new RequestPermissions(permissionScope(config, r.permit?.file ?? '/'), r.user ?? null, r.permit?.as ?? [], source);
+      else p.source = source;
+      this.#bound.add(p);
+    }
+    return p;
+  }
+
+  /** Reads the roles on a user's profiles through `session` (the request's own, so a profile it just wrote counts). */
+  profileRoles(session: () => DataSession): ProfileRoles {
+    const rolesOf = (models: readonly ModelDefinition[], user: string, container?: string): string[] | Promise<string[]> => {
+      const out: string[] = [];
+      // One query per profile model, in turn (synchronous on SQLite).
+      const from = (i: number): string[] | Promise<string[]> => {
+        const m = models[i];
+        if (m === undefined) return out;
+        const at = 4 + m.fields.filter((f) => !f.builtIn).findIndex((f) => f.profile === 'role');
+        const rows = session().select({ m: m.name, w: [['user', 'eq', user]], ...(container === undefined ? {} : { c: container }), l: 100 });
+        const take = (rs: unknown[][]): string[] | Promise<string[]> => {
+          for (const row of rs) if (typeof row[at] === 'string' && row[at] !== '') out.push(row[at] as string);
+          return from(i + 1);
+        };
+        return rows instanceof Promise ? rows.then(take) : take(rows);
+      };
+      return from(0);
+    };
+    return {
+      top: (user) => rolesOf(this.#topProfiles, user),
+      inContainer: (user, key) => {
+        const colon = key.indexOf(':');
+        return rolesOf(this.#containedProfiles.get(key.slice(0, colon)) ?? [], user, key.slice(colon + 1));
+      },
+    };
+  }
+
+  /** The containers whose profiles give roles over a record of `model` (its row as the store gives it). */
+  containersOf(model: string, row: readonly unknown[]): ContainerKey[] {
+    return this.#containerKeys.get(model)?.(row) ?? [];
+  }
+
+  #forbidden(op: Operation, resource: string): LanewayError {
+    return new LanewayError('LW_AUTH_FORBIDDEN', `Permission denied: ${op} on ${resource}.`, { status: 403, expose: true });
+  }
+
+  /** A query, checked: `list` for one that may answer several records, `access` for one record (by id: `access` or `read` on Model.id). */
+  #select(r: DataRequest, spec: QuerySpec): unknown {
+    const p = this.#permissions(r);
+    const session = this.#session(r);
+    if (!p) return session.select(spec);
+    const model = this.schema.models.get(spec.m);
+    const op: Operation = spec.l === 1 ? 'access' : 'list';
+    const byId = spec.l === 1 && spec.w.length === 1 && spec.w[0]![0] === 'id' && spec.w[0]![1] === 'eq';
+    const allowed = (containers: ContainerKey[]) => p.can(op, { model: spec.m }, containers) || (byId && p.can('read', { model: spec.m, field: 'id' }, containers));
+    // The query's own container (Task.list(list)) when the model is inside one with profiles.
+    const queryContainers = model?.container !== undefined && spec.c !== undefined && this.#containedProfiles.has(model.container) ? [`${model.container}:${spec.c}`] : [];
+    const then = <T, U>(v: T | Promise<T>, f: (x: T) => U | Promise<U>): U | Promise<U> => (v instanceof Promise ? v.then(f) : f(v));
+    return then(p.prepare(queryContainers), () => {
+      const ok = allowed(queryContainers);
+      const rows = session.select(spec);
+      return then(rows, (rs) => {
+        // Roles in each record's container: loaded now (so reading their fields needs no wait), and
+        // when the query-level roles do not allow it, the records' own containers must.
+        const containers = [...new Set(rs.flatMap((row) => this.containersOf(spec.m, row)))];
+        return then(p.prepare(containers), () => {
+          if (!ok) {
+            if (rs.length === 0 || !rs.every((row) => allowed(this.containersOf(spec.m, row)))) throw this.#forbidden(byId ? 'access' : op, `📦.${spec.m}`);
+          }
+          return rs;
+        });
+      });
+    });
+  }
+
+  /** count, sum, avg: `list`; exists: `access`. */
+  #aggregate(r: DataRequest, spec: QuerySpec, kind: 'count' | 'exists' | 'sum' | 'avg', field: string | undefined): unknown {
+    const p = this.#permissions(r);
+    const session = this.#session(r);
+    if (p) {
+      const model = this.schema.models.get(spec.m);
+      const op: Operation = kind === 'exists' ? 'access' : 'list';
+      const containers = model?.container !== undefined && spec.c !== undefined && this.#containedProfiles.has(model.container) ? [`${model.container}:${spec.c}`] : [];
+      const check = () => {
+        if (!p.can(op, { model: spec.m }, containers)) throw this.#forbidden(op, `📦.${spec.m}`);
+        if (field !== undefined && !p.can('read', { model: spec.m, field }, containers)) throw this.#forbidden('read', `📦.${spec.m}.${field}`);
+        return session.aggregate(spec, kind, field);
+      };
+      const ready = p.prepare(containers);
+      return ready instanceof Promise ? ready.then(check) : check();
+    }
+    return session.aggregate(spec, kind, field);
+  }
+
+  /** Writes, checked: `create`, `update` (`state` for state fields) per field, `delete`. */
+  #write(r: DataRequest, ops: WriteOp[]): unknown {
+    const p = this.#permissions(r);
+    const session = this.#session(r);
+    if (!p) return session.write(ops);
+    const keyed = ops.map((op) => {
+      const model = op[1];
+      const row = op[0] === 'i' ? [op[2], 0, 0, op[5]] : [op[2], 0, 0, op[0] === 'u' ? op[5] : op[3]];
+      return { op, containers: this.containersOf(model, row) };
+    });
+    const check = () => {
+      let profiles = false;
+      for (const { op, containers } of keyed) {
+        const model = op[1];
+        if (this.schema.models.get(model)?.kind === 'profile') profiles = true;
+        if (op[0] === 'i') {
+          if (!p.can('create', { model }, containers)) throw this.#forbidden('create', `📦.${model}`);
+        } else if (op[0] === 'd') {
+          if (!p.can('delete', { model }, containers)) throw this.#forbidden('delete', `📦.${model}`);
+        } else {
+          for (const field of Object.keys(op[4])) {
+            if (!p.can('update', { model, field }, containers)) throw this.#forbidden(isStateFieldName(field) ? 'state' : 'update', `📦.${model}.${field}`);
+          }
+        }
+      }
+      const done = session.write(ops);
+      // A profile written by this request gives (or takes) roles from now on.
+      if (profiles) p.forget();
+      return done;
+    };
+    const ready = p.prepare([...new Set(keyed.flatMap((k) => k.containers))]);
+    return ready instanceof Promise ? ready.then(check) : check();
+  }
+
+  /** Reading a field of a stored record (`Model.field`, its row): `read`. */
+  #read(r: DataRequest, key: string, row: readonly unknown[], throwing: boolean): boolean {
+    const p = this.#permissions(r);
+    if (!p) return true;
+    const dot = key.indexOf('.');
+    const model = key.slice(0, dot);
+    const field = key.slice(dot + 1);
+    if (p.can('read', { model, field }, this.containersOf(model, row))) return true;
+    if (throwing) throw this.#forbidden('read', `📦.${key}`);
+    return false;
   }
 
   /** Everything the realm's model runtime asks of the host. */
@@ -286,11 +468,15 @@ export class AppData {
     try {
       switch (op) {
         case 'q':
-          return this.#session().select(a as QuerySpec);
+          return this.#select(this.#request(), a as QuerySpec);
         case 'a':
-          return this.#session().aggregate(a as QuerySpec, b as 'count', c as string | undefined);
+          return this.#aggregate(this.#request(), a as QuerySpec, b as 'count', c as string | undefined);
         case 'w':
-          return this.#session().write(a as WriteOp[]);
+          return this.#write(this.#request(), a as WriteOp[]);
+        case 'pr':
+          return this.#read(this.#request(), String(a), b as unknown[], c === true);
+        case 'me':
+          return this.#request().user ?? null;
         case 'v':
           return this.#check(String(a), String(b), c, false);
         case 'vi':
@@ -437,6 +623,10 @@ export class AppData {
     }
     const r = checkFieldValue(f, value, this.schema);
     if (!r.ok) return [0, r.message];
+    // A profile's role is one /👤.yaml declares (Role.Name).
+    if (f.profile === 'role' && r.value !== null && this.authConfig && !(typeof r.value === 'string' && r.value !== 'default' && this.authConfig.roles.has(r.value))) {
+      throw new LanewayError('LW_AUTH_ROLE_VALUE_UNKNOWN', `${model}.role: "${String(r.value)}" is not a role of /👤.yaml; use Role.Name with a declared role`, { status: 500 });
+    }
     let v = r.value;
     if (f.type === 'timestamp' && typeof v === 'string') v = Date.parse(v);
     // Scripts hold numbers as JavaScript numbers: an integer they could not read back exactly is refused.
@@ -478,6 +668,8 @@ export function hierarchyOp(fn: string, v: string, other: unknown): unknown {
 }
 
 /** Fields that queries can filter (the runtime's `q` flag, and the store's indexes). */
+const isStateFieldName = (name: string): boolean => name === 'state' || name === 'status' || name === 'stage' || name === 'lifecycle';
+
 const queryable = (f: FieldDefinition): boolean => f.list === undefined && !['map', 'geo', 'embedded', 'html', 'markdown', 'svg-icon', 'image'].includes(f.type);
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
@@ -496,6 +688,10 @@ export function shapeOf(m: ModelDefinition): ModelShape {
   // An embedded list can be matched too (Place.stops({city})).
   for (const f of fields) if (f.type === 'embedded') unqueryable.delete(f.name);
   const instance = new Set(['id', 'created', 'modified', 'remove', 'copy', 'copyable', 'toJSON']);
+  if (m.kind === 'profile') {
+    statics.add('me');
+    instance.add('hasRole');
+  }
   if (m.container) {
     statics.add(lowerFirst(m.container));
     statics.add('any' + m.container);
@@ -515,7 +711,7 @@ export function toScriptError(e: unknown): unknown {
 /** The plain data the realm's model runtime is built from (realm-models.ts). */
 export function describe(
   schema: ModelSchema,
-  options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[]; imageKey?: string } = {},
+  options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[]; imageKey?: string; perm?: boolean } = {},
 ): unknown {
   const fieldOf = (f: FieldDefinition, owner: string) => ({
     rk: (f.type === 'markdown' || f.type === 'html') && options.richKey ? options.richKey(owner, f) : null,
@@ -536,6 +732,7 @@ export function describe(
     unique: f.unique,
     order: f.order,
     q: queryable(f),
+    pf: f.profile ?? null,
   });
   const modelOf = (m: ModelDefinition) => ({
     name: m.name,
@@ -548,6 +745,7 @@ export function describe(
   });
   return {
     static: options.static === true,
+    perm: options.perm === true,
     imageKey: options.imageKey ?? null,
     models: [...schema.models.values()].map(modelOf),
     embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),

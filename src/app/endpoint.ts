@@ -7,7 +7,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import mime from 'mime-types';
 import type { Code } from '../diag/index.js';
 import type { Method, ParamValue } from '../router/index.js';
-import type { SignedInUser } from '../auth/index.js';
+import type { RequestPermissions, SignedInUser } from '../auth/index.js';
+import type { EndpointPermit } from './data.js';
 
 /** The request as endpoints see it. */
 export interface RequestInfo {
@@ -30,6 +31,10 @@ export interface RequestInfo {
   user?: SignedInUser | null;
   /** The request is in an `auth: required` area: its pages are single-user pages. */
   signedInOnly?: boolean;
+  /** Users: the endpoint's permission scope and `👤: {as}` roles (permissions.ts). */
+  permit?: EndpointPermit;
+  /** Users: the request's permissions when the endpoint's gate needed them first (`👤: {only}`). */
+  permissions?: RequestPermissions;
   /** The record each model-backed parameter named, as the store read it at the path match. */
   paramRows?: ReadonlyMap<ParamValue, unknown[]>;
   /** Reads the whole body, enforcing the app's body limit (rejects with a 413 LanewayError). */

@@ -35,7 +35,8 @@ import { readSettings, type AppSettings } from './settings.js';
 import { PROPERTIES_FILE, readConnectors, readProperties, readStaticContent, type AppProperties } from '../content/index.js';
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import { readNotifications } from '../mail/index.js';
-import { readAuthConfig } from '../auth/index.js';
+import { readAuthConfig, readEndpointAuth, type EndpointAuth } from '../auth/index.js';
+import { withPermissions } from './permissions.js';
 import { providerOrigins, withAuthGate } from './auth.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
@@ -256,7 +257,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
-    const data = models.models.size || models.embedded.size || auth.enabled || usesVisitorState(files, tree) ? new AppData(models, notifications) : undefined;
+    const data = models.models.size || models.embedded.size || auth.enabled || usesVisitorState(files, tree) ? new AppData(models, notifications, auth.enabled) : undefined;
     if (data && auth.enabled) data.authConfig = auth;
     if (data) data.sendsMail = files.some((f) => f.kind === 'notification' || ((f.kind === 'script' || f.kind === 'supplier' || f.kind === 'function-supplier') && /['"]📧['"]/.test(tree.read(f.path) ?? '')));
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
@@ -267,6 +268,17 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     }
     const content = staticContent.schema.models.size ? new StaticData(staticContent, pages, { prerender }) : undefined;
     const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
+    const paramModel = (p: ParamValue): string | undefined => {
+      const def = paramDef(p);
+      return def?.form === 'field' ? /^📦\.(\w+)\./.exec(def.field)?.[1] : undefined;
+    };
+    // Endpoint configurations (`📮close.yaml` beside `📮close.js`): their `👤:` key, read once.
+    const endpointAuth = (script: string): EndpointAuth | undefined => {
+      if (!/\.js$/.test(script)) return undefined;
+      const yaml = script.replace(/\.js$/, '.yaml');
+      const cfg = files.find((f) => f.path === yaml && f.kind === 'endpoint-config');
+      return cfg ? readEndpointAuth(tree.read(yaml) ?? '', yaml, auth.roles, diagnostics) : undefined;
+    };
     const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content };
     modules.properties = properties;
     modules.globals = Object.freeze({ '🎨': properties.namespace, Messages: messagesGlobal(undefined) });
@@ -321,7 +333,13 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
       const endpoint = compileRouteEndpoint(file, spec, ctx, make);
       if (endpoint) {
         const dynamic = spec.segments.some((x) => x.type !== 'literal');
-        let value = data && dynamic ? withModelParams(endpoint, data, paramDef) : endpoint;
+        let value = endpoint;
+        // Users: each model operation is checked against the file's scope and its `👤:` configuration.
+        if (data && auth.enabled && kind !== 'static') {
+          const config = endpointAuth(file.path);
+          value = withPermissions(value, { file: file.path, as: config?.as ?? [] }, config?.only ?? [], data, auth, paramModel);
+        }
+        if (data && dynamic) value = withModelParams(value, data, paramDef);
         if (content && dynamic) value = withStaticParams(value, content, paramDef);
         // Users: the auth mode of the file's directory decides before anything else runs.
         if (data && auth.enabled && kind !== 'static') value = withAuthGate(value, auth.modeFor(file.path), data);

@@ -140,9 +140,9 @@ const USER_EXPORTS = new Set(['Me', 'Providers', 'Role', 'SessionId']);
  * another origin, so no page policy changes for it.
  */
 function meValue(user: SignedInUser | null, view: boolean): unknown {
-  if (!user) return view ? null : Object.freeze({ linked: false, name: null, email: null, avatar: () => new WebSafe('') });
+  if (!user) return view ? null : Object.freeze({ linked: false, id: null, name: null, email: null, avatar: () => new WebSafe('') });
   const avatar = () => new WebSafe(avatarSvg(user.name));
-  return Object.freeze({ linked: true, name: user.name, email: user.email, avatar });
+  return Object.freeze({ linked: true, id: user.id, name: user.name, email: user.email, avatar });
 }
 
 function avatarSvg(name: string): string {
@@ -297,6 +297,9 @@ export class RequestScope {
       session: undefined,
       what: `a ${this.req.method} request`,
       containers,
+      ...(this.req.user !== undefined && { user: this.req.user?.id ?? null }),
+      ...(this.req.permit && { permit: this.req.permit }),
+      ...(this.req.permissions && { permissions: this.req.permissions }),
       form: {
         body: () => this.#fields('form'),
         formId: () => this.formId(),

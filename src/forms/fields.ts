@@ -44,6 +44,7 @@ const INPUT_TYPES: Partial<Record<FieldType, InputType>> = {
 /** Why a field cannot be in a form, as the end of a sentence ("… cannot be in a form: <reason>"); undefined when it can. */
 export function notFillableReason(field: FieldDefinition): string | undefined {
   if (field.builtIn) return 'Laneway sets it';
+  if (field.profile) return `it is the profile's ${field.profile}, which scripts set (.${field.profile}(…)), never visitors`;
   if (field.protected) return 'it is protected (protected fields are never shown to visitors)';
   if (VIEW_RESERVED_NAMES.has(field.name)) return `the form's view has a property "${field.name}" of its own; rename the field`;
   if (controlOf(field) !== undefined) return undefined;

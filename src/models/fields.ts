@@ -147,7 +147,10 @@ export function parseDefinition(header: ModelHeader, source: string, ctx: ParseC
     at: { file: header.file, line: 1, column: 1 },
   };
   const root = doc.contents;
-  if (root === null || (isScalar(root) && root.value === null)) return model; // an empty file: built-ins only
+  if (root === null || (isScalar(root) && root.value === null)) {
+    if (model.kind === 'profile') model.fields.push(...profileFields(header.file));
+    return model; // an empty file: built-ins only
+  }
   if (!isMap(root)) {
     scope.error('LW_MODEL_DEFINITION', 'a model definition is a map of fields, one per line, such as `title: string`', root);
     return model;
@@ -160,7 +163,21 @@ export function parseDefinition(header: ModelHeader, source: string, ctx: ParseC
   }
   addFields(model, fieldPairs, scope, model);
   checkOrdering(model, scope, fieldPairs);
+  if (model.kind === 'profile') model.fields.push(...profileFields(header.file));
   return model;
+}
+
+/**
+ * A profile's own fields (REFERENCE §7.8), after the fields it defines: `user`, the user it
+ * belongs to (`.user(Me)`), and `role`, the name of a role of /👤.yaml (`.role(Role.Owner)`).
+ * Scripts set them; forms never do (notFillableReason).
+ */
+function profileFields(file: string): FieldDefinition[] {
+  const base = { optional: false, protected: false, order: false, unique: false, builtIn: false, type: 'string' as const, max: 100, at: { file, line: 1, column: 1 } };
+  return [
+    { ...base, name: 'user', label: 'User', profile: 'user' },
+    { ...base, name: 'role', label: 'Role', optional: true, profile: 'role' },
+  ];
 }
 
 function builtIns(file: string): FieldDefinition[] {

@@ -62,6 +62,8 @@ export interface FieldDefinition {
   unique: boolean;
   /** `id`, `created` and `modified`, which Laneway manages. */
   builtIn: boolean;
+  /** A user profile's own fields (👤 models): `user` (the user's id) and `role` (a role name); set by scripts, never by forms. */
+  profile?: 'user' | 'role';
   /**
    * Bounds: string length (max default 100), integer and double value (min default 0), html bytes
    * and markdown characters (max default 2000, at most 20000).

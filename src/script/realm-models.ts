@@ -83,6 +83,8 @@ const FIELDFN = new OWeakMap(); // static field function -> [model desc, field d
 class App {
   constructor(desc, ch) {
     this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true; this.imageKey = desc.imageKey || null;
+    // Users are on (/👤.yaml): reads, writes and queries of records are checked by the host ('pr', 'q', 'w').
+    this.perm = desc.perm === true;
     for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
     for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; d.isContainer = false; this.models.set(d.name, d); }
     for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
@@ -374,7 +376,7 @@ const flush = (strict) => {
     const s = u.pend[i];
     app = s.d.app;
     if (s.st === 2) {
-      if (s.wasStored) push(ops, ['d', s.d.name, s.v[0]]);
+      if (s.wasStored) push(ops, ['d', s.d.name, s.v[0], s.v[3]]);
       push(done, s); continue;
     }
     const missing = missingField(s);
@@ -386,7 +388,7 @@ const flush = (strict) => {
     const fs = s.d.fields;
     for (let j = 0; j < fs.length; j++) if (s.st === 0 || s.dirty.has(fs[j].name)) vals[fs[j].name] = s.v[4 + j];
     if (s.st === 0) push(ops, ['i', s.d.name, s.v[0], s.v[1], s.v[2], s.v[3], vals]);
-    else { s.v[2] = stamp(); push(ops, ['u', s.d.name, s.v[0], s.v[2], vals]); }
+    else { s.v[2] = stamp(); push(ops, ['u', s.d.name, s.v[0], s.v[2], vals, s.v[3]]); }
     push(done, s);
   }
   u.pend = keep;
@@ -408,7 +410,7 @@ const missingField = (s) => {
 // Queries: immutable builders; nothing runs until a result is needed.
 const QS = new OWeakMap();
 const QSTATE = (q) => QS.get(q);
-const newQuery = (d, st) => { const q = OObject.create(d.queryProto); QS.set(q, st); QUERIES.add(q); return freeze(q); };
+const newQuery = (d, st, proto) => { const q = OObject.create(proto || st.proto || d.queryProto); if (proto) st.proto = proto; QS.set(q, st); QUERIES.add(q); return freeze(q); };
 const baseQuery = (d, explicitContainer) => {
   const st = { d: d, w: [], c: undefined, o: undefined, l: undefined, stages: [], filtered: false, any: false };
   if (d.container !== null) {
@@ -423,7 +425,7 @@ const baseQuery = (d, explicitContainer) => {
 };
 const derive = (q, change) => {
   const s = QSTATE(q);
-  const n = { d: s.d, w: apply(A.slice, s.w, []), c: s.c, o: s.o, l: s.l, stages: apply(A.slice, s.stages, []), filtered: s.filtered, any: s.any };
+  const n = { d: s.d, w: apply(A.slice, s.w, []), c: s.c, o: s.o, l: s.l, stages: apply(A.slice, s.stages, []), filtered: s.filtered, any: s.any, proto: s.proto };
   change(n);
   return newQuery(n.d, n);
 };
@@ -605,6 +607,36 @@ const fieldName = (q, f) => {
   throw new OTypeError('pass a field, such as sum(' + QSTATE(q).d.name + '.amount)');
 };
 
+// P.me(): the signed-in user's profiles of model d (none for a visitor). get() is the top-level
+// profile, get(container) the one in a container; all() every one; shared(container) whether
+// other users have a profile in that container too.
+const meQuery = (app, d) => {
+  const uid = app.ch('me');
+  const st = baseQuery(d);
+  st.any = true;
+  push(st.w, ['user', 'eq', typeof uid === 'string' ? uid : '']);
+  st.filtered = true;
+  return newQuery(d, st, d.meProto);
+};
+const meMethods = {
+  get(c) {
+    const d = QSTATE(this).d;
+    if (c === undefined) return queryMethods.get.call(this);
+    if (d.container === null) throw new OTypeError(d.name + ' is a top-level profile: ' + d.name + '.me().get() takes no container');
+    const cid = idOf(c, d.container);
+    return queryMethods.get.call(derive(this, (n) => { n.c = cid; n.any = false; }));
+  },
+  all() { return this; },
+  shared(c) {
+    const d = QSTATE(this).d;
+    if (d.container === null) throw new OTypeError(d.name + ' is a top-level profile: shared(container) is for profiles inside a ' + 'container');
+    const cid = idOf(c, d.container);
+    const everyone = newQuery(d, baseQuery(d, cid));
+    const mine = derive(this, (n) => { n.c = cid; n.any = false; });
+    return pt(queryMethods.count.call(everyone), (n) => pt(queryMethods.count.call(mine), (m) => n > m));
+  },
+};
+
 // Static side and prototypes of one model.
 const buildModel = (app, d) => {
   d.byName = new OMap();
@@ -616,6 +648,7 @@ const buildModel = (app, d) => {
   for (let i = 0; i < qm.length; i++) defProp(queryProto, qm[i], { value: queryMethods[qm[i]] });
   const filterMethod = (name, op) => function (v) {
     const f = name === 'id' || name === 'created' || name === 'modified' ? null : d.byName.get(name);
+    if (f !== null) v = userValue(f, v);
     const value = v === null || v === undefined ? null : f !== null && f.type === 'link' ? idOf(v, f.model) : storeForm(f || { type: name === 'id' ? 'id' : 'timestamp' }, v);
     return derive(this, (n) => { push(n.w, [name, op, value]); n.filtered = true; });
   };
@@ -638,6 +671,12 @@ const buildModel = (app, d) => {
     defProp(queryProto, f.name, { value: function (m) { const match = embeddedMatch(app, d, f, m); return derive(this, (n) => { push(n.w, [f.name, 'match', match]); n.filtered = true; }); } });
   }
   d.queryProto = freeze(queryProto);
+  if (d.kind === 'profile') {
+    const meProto = OObject.create(queryProto);
+    const mm = keys(meMethods);
+    for (let i = 0; i < mm.length; i++) defProp(meProto, mm[i], { value: meMethods[mm[i]] });
+    d.meProto = freeze(meProto);
+  }
   const all = () => newQuery(d, baseQuery(d));
 
   // Instance accessors.
@@ -646,8 +685,10 @@ const buildModel = (app, d) => {
   defProp(proto, 'modified', { get() { return new LDate(ISTATE(this).v[2]); }, enumerable: true });
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
+    f.pk = d.name + '.' + f.name;
     defProp(proto, f.name, { enumerable: true,
-      get() { const s = ISTATE(this); return readValue(app, f, s.v[4 + i], s); },
+      // With users, reading a stored record's field takes read on it (the host answers 403 otherwise).
+      get() { const s = ISTATE(this); if (app.perm && s.st !== 0) app.ch('pr', f.pk, s.v, true); return readValue(app, f, s.v[4 + i], s); },
       set(v) { setField(ISTATE(this), f, v); } });
   }
   const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
@@ -674,6 +715,11 @@ const buildModel = (app, d) => {
     method(d.ckey, { value: function () { return makeLink(app, d.container, ISTATE(this).v[3]); } });
   }
   method('toJSON', { value: function () { return outValue(this, 0); } });
+  if (d.kind === 'profile') {
+    const roleAt = 4 + d.byName.get('role').i;
+    // profile.hasRole(Role.Owner): the role stored on this profile.
+    method('hasRole', { value: function (r) { return typeof r === 'string' && ISTATE(this).v[roleAt] === r; } });
+  }
   // A static document's get is the document itself (article.get.content, as through a link).
   if (app.static) defProp(proto, 'get', { get() { return this; } });
   d.proto = freeze(proto);
@@ -791,6 +837,7 @@ const buildModel = (app, d) => {
       return derive(all(), (n) => { push(n.stages, ['group', cq]); });
     }, enumerable: false });
   }
+  if (d.kind === 'profile' && !hasOwn(M, 'me')) defProp(M, 'me', { value: () => meQuery(app, d), enumerable: true });
   if (d.container !== null) {
     defProp(M, d.ckey, { value: (c) => newQuery(d, baseQuery(d, idOf(c, d.container))), enumerable: true });
     defProp(M, 'any' + d.container, { value: () => { const st = baseQuery(d); st.any = true; return newQuery(d, st); }, enumerable: true });
@@ -861,7 +908,15 @@ const initValue = (app, d, f, container) => {
     default: return null;
   }
 };
+// A profile's user: .user(Me) stores the signed-in user's id (Me.id); an id as text is kept as is.
+const userValue = (f, v) => {
+  if (f.pf !== 'user' || v === null || typeof v !== 'object') return v;
+  const id = v.id;
+  if (typeof id !== 'string' || id === '') throw new OTypeError('.user(Me) needs a signed-in user: this visitor is not signed in (check Me.linked)');
+  return id;
+};
 const setField = (s, f, v) => {
+  v = userValue(f, v);
   const stored = check(s.d, f, storeForm(f, v));
   if (s.st === 1 && f.type === 'uid' && stored === null) throw invalid(s.d.name, f.name, f.label + ' cannot be removed');
   s.v[4 + f.i] = stored;
@@ -897,7 +952,8 @@ const recordObject = (s, field) => {
   const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
-    if (!f.prot) o[f.name] = field(d.app, f, s.v[4 + i]);
+    // With users, fields the visitor may not read are left out (like protected ones).
+    if (!f.prot && (!d.app.perm || s.st === 0 || d.app.ch('pr', f.pk, s.v, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
   }
   return o;
 };
@@ -1035,7 +1091,7 @@ const installModels = (desc, ch) => {
   const app = new App(desc, ch);
   APPS.set(app.ns, app);
   harden(app.ns);
-  app.models.forEach((d) => { harden(d.proto); harden(d.linkProto); harden(d.queryProto); });
+  app.models.forEach((d) => { harden(d.proto); harden(d.linkProto); harden(d.queryProto); if (d.meProto) harden(d.meProto); });
   app.embedded.forEach((t) => { if (t.proto) harden(t.proto); });
   return app.ns;
 };

@@ -406,8 +406,15 @@ class PostgresWriter implements Writer {
     return this.#start();
   }
 
-  async #start(): Promise<PoolClient> {
-    if (this.#client) return this.#client;
+  /** The BEGIN under way: statements sent meanwhile wait for it rather than open a second client. */
+  #starting: Promise<PoolClient> | undefined;
+
+  #start(): Promise<PoolClient> {
+    if (this.#client) return Promise.resolve(this.#client);
+    return (this.#starting ??= this.#begin().finally(() => (this.#starting = undefined)));
+  }
+
+  async #begin(): Promise<PoolClient> {
     if (this.#ended) throw new StoreError('LW_STORE_QUERY', ENDED);
     const { client } = await this.#open({ sql: 'BEGIN', params: [] });
     this.#client = client;

@@ -40,8 +40,8 @@ export interface QuerySpec {
 
 export type WriteOp =
   | ['i', string, string, number, number, string | null, Record<string, unknown>]
-  | ['u', string, string, number, Record<string, unknown>]
-  | ['d', string, string];
+  | ['u', string, string, number, Record<string, unknown>, (string | null)?]
+  | ['d', string, string, (string | null)?];
 
 
 function badQuery(message: string): LanewayError {

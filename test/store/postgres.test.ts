@@ -329,6 +329,24 @@ describe('held writes (the transaction of a request)', () => {
   });
 });
 
+describe('reads at once in one transaction', () => {
+  it('two reads sent before the transaction began share one connection (none is left checked out)', async () => {
+    // A pool of one: a second BEGIN on another connection would wait for ever.
+    const engine = await openFresh({ max: 1, connectTimeoutMs: 2000 });
+    const setup = await engine.begin();
+    await setup.run('CREATE TABLE t (x integer)', []);
+    await setup.commit();
+    const w = await engine.begin({ holdWrites: true });
+    await w.run('INSERT INTO t VALUES ($1)', [1]);
+    const [a, b] = await Promise.all([w.all('SELECT count(*) FROM t', []), w.all('SELECT x FROM t', [])]);
+    assert.deepEqual(a, [[1]], 'both inside the transaction, after the held write');
+    assert.deepEqual(b, [[1]]);
+    await w.commit();
+    assert.deepEqual(await engine.reader.all('SELECT count(*) FROM t', []), [[1]]);
+    await engine.close(); // returns: no connection is still checked out
+  });
+});
+
 describe('errors', () => {
   it('rejects a duplicate with LW_STORE_UNIQUE naming the unique index', async () => {
     const engine = await openFresh();

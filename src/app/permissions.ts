@@ -1,0 +1,57 @@
+/**
+ * Permissions of an endpoint (REFERENCE §7.7, §1.8; docs/permissions.md), for apps with users:
+ *
+ * - every endpoint's requests carry its `permit`: the file (whose directory's 👤.yaml scope
+ *   applies) and the roles an endpoint configuration (`📮close.yaml`, `👤: {as: Role}`) runs it
+ *   as. The data layer (data.ts) checks each model operation of the request against them;
+ * - `👤: {only: Role}` refuses, with 403, a visitor who holds none of the roles on a profile:
+ *   top-level, or in a container the request's path names (`/projects/{project}/…`).
+ *
+ * The roles of the visitor are read only when something needs them, except for `only` (checked
+ * before the script runs) and, on PostgreSQL, the containers of path parameters (so that their
+ * fields read without waiting).
+ */
+import { permissionScope, RequestPermissions, type AuthConfig } from '../auth/index.js';
+import type { ParamValue } from '../router/index.js';
+import { StoreError, type DataSession } from '../store/index.js';
+import type { AppData, EndpointPermit } from './data.js';
+import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
+
+export function withPermissions(endpoint: Endpoint, permit: EndpointPermit, only: readonly string[], data: AppData, config: AuthConfig, paramModel: (p: ParamValue) => string | undefined): Endpoint {
+  const inner = endpoint.handle.bind(endpoint);
+  const scope = permissionScope(config, permit.file);
+  return {
+    ...endpoint,
+    handle(req: RequestInfo): Reply | Promise<Reply> {
+      const rows = req.paramRows;
+      const store = data.store;
+      const early = only.length > 0 || (rows !== undefined && rows.size > 0 && store?.engine.dialect === 'postgres');
+      if (!early) return inner({ ...req, permit });
+      if (!store) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
+      let session: DataSession | undefined;
+      const permissions = new RequestPermissions(scope, req.user?.id ?? null, permit.as, data.profileRoles(() => (session ??= store.read('a permission check'))));
+      const containers: string[] = [];
+      for (const [p, row] of rows ?? []) {
+        const model = paramModel(p);
+        if (model !== undefined) containers.push(...data.containersOf(model, row));
+      }
+      const go = (): Reply | Promise<Reply> => {
+        if (only.length && !permissions.holds(only, containers)) {
+          return { type: 'error', status: 403, code: 'LW_AUTH_FORBIDDEN', message: `Only ${only.join(' or ')} may do this.` };
+        }
+        return inner({ ...req, permit, permissions });
+      };
+      try {
+        const ready = permissions.prepare(containers);
+        return ready instanceof Promise ? ready.then(go, unavailable) : go();
+      } catch (e) {
+        return unavailable(e);
+      }
+    },
+  };
+}
+
+function unavailable(e: unknown): Reply {
+  if (e instanceof StoreError) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not available; try again in a moment.' };
+  throw e;
+}
