@@ -268,6 +268,12 @@ export class RequestScope {
     return state instanceof Promise ? state.then(show) : show(state);
   }
 
+  #sessionId(): string | null {
+    const sid = this.visitor()?.known;
+    const signer = this.#system.data?.visitors?.signer;
+    return sid && signer ? signer.mac('session-id', sid) : null;
+  }
+
   /** Whether the request made its visitor (a session cookie may have to go out). */
   visitorTouched(): boolean {
     return this.#visitor !== undefined && this.#visitor !== null;
@@ -395,7 +401,9 @@ export class RequestScope {
           Me: meValue(this.req.user ?? null, view),
           Providers: Object.freeze({ all: Object.freeze(this.#system.data?.auth?.providers((this.#query ??= parseQuery(this.req.query)).get('next')?.[0] ?? null) ?? []) }),
           Role: this.#system.roles ?? Object.freeze({}),
-          SessionId: null,
+          // An opaque name of the visitor's session (never the sid itself, which stays in its
+          // HttpOnly cookie): the same for every request of the session, null without one.
+          SessionId: this.#sessionId(),
         };
         return name === '*' ? Object.freeze(values) : values[name];
       }

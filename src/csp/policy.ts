@@ -167,7 +167,8 @@ export function buildPolicy(facts: readonly FileFacts[], settings: CspSettings):
     if (l.length > 0) parts.push(`${d} ${l.join(' ')}`);
   }
   const authOrigins = formAuth ? settings.formActionAuth ?? [] : [];
-  if (formSelf || authOrigins.length) parts.push(`form-action ${[...(formSelf || formAuth ? ["'self'"] : []), ...authOrigins].join(' ')}`);
+  // data-form-action-auth with no provider configured still limits forms to the site itself.
+  if (formSelf || formAuth) parts.push(`form-action ${[...(formSelf || formAuth ? ["'self'"] : []), ...authOrigins].join(' ')}`);
   parts.push("base-uri 'self'", "object-src 'none'", "frame-ancestors 'self'");
   const extra: Record<string, string> = {};
   if (settings.reportUri !== undefined) {

@@ -80,6 +80,7 @@ export const PROFILES_APP: Record<string, string> = {
   'notes/POST.js': "import {Note} from '📦';\nimport {text} from 'form';\nnew Note().text(text);\n({ok: true});\n",
   // A profile's role must be one /👤.yaml declares.
   'bad-role/POST.js': "import {Me} from '👤';\nimport {Member} from '📦';\nnew Member().user(Me).role('Wizard');\n({ok: true});\n",
+  'session/GET.js': "import {SessionId} from '👤';\n({id: SessionId});\n",
   // A page listing the user's teams through their profiles (a view reading a query).
   'index.html':
     "<!--TEMPLATE mustache-->\n<!doctype html><html><head><title>Teams</title>{{% import {Me} from '👤' }}{{% import {TeamMember} from '📦' }}</head><body>\n" +
@@ -212,6 +213,14 @@ for (const engine of ENGINES) {
       assert.equal(page.status, 200, page.text);
       assert.match(page.text, /<p class="team">/);
       assert.match(String(page.headers['cache-control']), /no-store|private/);
+    });
+
+    it('SessionId names the session without being its cookie', async () => {
+      const one = String(json(await ann.get('/session', JSON_ACCEPT)).id);
+      assert.match(one, /^[A-Za-z0-9_-]{32}$/);
+      assert.equal(json(await ann.get('/session', JSON_ACCEPT)).id, one, 'the same for the session');
+      assert.notEqual(json(await bob.get('/session', JSON_ACCEPT)).id, one);
+      assert.ok(!ann.cookieHeader.includes(one), 'not the sid cookie');
     });
 
     it('leaving: the profile is removed, and the role goes with it', async () => {

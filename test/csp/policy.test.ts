@@ -37,10 +37,16 @@ describe('page policies', () => {
       '/child.html': `${M}{{% partial /_layout }}{{<layout}}{{$main}}<h1>child</h1>{{/main}}{{$js}}<script>var fromChild = 1;</script>{{/js}}{{/layout}}\n`,
       '/_icons/dot.svg': '<svg xmlns="http://www.w3.org/2000/svg"><style>circle { fill: red; }</style><circle r="1"/></svg>',
       '/icon.html': `${M}{{% svg /_icons/ as i }}<p>{{> i-dot}}</p>\n`,
+      '/auth-form.html': `${M}<main>\n<link itemprop="content-security-policy" data-form-self="false" data-form-action-auth="true">\n<form method="post" action="/x"></form></main>\n`,
       '/mixed.html': `${M}<script src="/js/{{x}}.js"></script><img src="https://img.example.com/a.png" alt=""><video src="/v.mp4"></video>\n`,
     });
   });
   after(() => s.close());
+
+  test("data-form-action-auth without a configured provider still limits forms to 'self'", async () => {
+    const p = parsePolicy((await s.get('/auth-form')).headers['content-security-policy']);
+    assert.deepEqual(p.get('form-action'), ["'self'"]);
+  });
 
   test('a page without scripts or styles gets the baseline policy', async () => {
     assert.equal((await s.get('/empty')).headers['content-security-policy'], BASELINE);
