@@ -445,6 +445,13 @@ export class AppData {
     return ready instanceof Promise ? ready.then(check) : check();
   }
 
+  /** `Me.avatar()`: read on 👤.User.name and 👤.User.picture (403 otherwise). */
+  requireAvatarRead(r: DataRequest): void {
+    const p = this.#permissions(r);
+    if (!p) return;
+    for (const user of ['name', 'picture'] as const) if (!p.can('read', { user })) throw this.#forbidden('read', `👤.User.${user}`);
+  }
+
   /** Reading a field of a stored record (`Model.field`, its row): `read`. */
   #read(r: DataRequest, key: string, row: readonly unknown[], throwing: boolean): boolean {
     const p = this.#permissions(r);

@@ -139,9 +139,13 @@ const USER_EXPORTS = new Set(['Me', 'Providers', 'Role', 'SessionId']);
  * signed in (`if (Me.linked) …`). `avatar()` is an inline SVG of the initials: no request to
  * another origin, so no page policy changes for it.
  */
-function meValue(user: SignedInUser | null, view: boolean): unknown {
+function meValue(user: SignedInUser | null, view: boolean, mayShowAvatar: () => void): unknown {
   if (!user) return view ? null : Object.freeze({ linked: false, id: null, name: null, email: null, avatar: () => new WebSafe('') });
-  const avatar = () => new WebSafe(avatarSvg(user.name));
+  // The avatar shows the user's name and picture: it takes read on 👤.User.name and 👤.User.picture.
+  const avatar = () => {
+    mayShowAvatar();
+    return new WebSafe(avatarSvg(user.name));
+  };
   return Object.freeze({ linked: true, id: user.id, name: user.name, email: user.email, avatar });
 }
 
@@ -398,7 +402,7 @@ export class RequestScope {
       case '👤': {
         const view = consumer.type === 'endpoint' ? consumer.view : consumer.supplier.kind === 'html-supplier';
         const values: Record<string, unknown> = {
-          Me: meValue(this.req.user ?? null, view),
+          Me: meValue(this.req.user ?? null, view, () => this.#system.data?.requireAvatarRead(this.dataRequest())),
           Providers: Object.freeze({ all: Object.freeze(this.#system.data?.auth?.providers((this.#query ??= parseQuery(this.req.query)).get('next')?.[0] ?? null) ?? []) }),
           Role: this.#system.roles ?? Object.freeze({}),
           // An opaque name of the visitor's session (never the sid itself, which stays in its

@@ -8,8 +8,8 @@
  *   top-level, or in a container the request's path names (`/projects/{project}/…`).
  *
  * The roles of the visitor are read only when something needs them, except for `only` (checked
- * before the script runs) and, on PostgreSQL, the containers of path parameters (so that their
- * fields read without waiting).
+ * before the script runs) and, on PostgreSQL, a signed-in user's top-level roles and the roles in
+ * the containers of path parameters (so that checks made where nothing can wait find them).
  */
 import { permissionScope, RequestPermissions, type AuthConfig } from '../auth/index.js';
 import type { ParamValue } from '../router/index.js';
@@ -25,7 +25,9 @@ export function withPermissions(endpoint: Endpoint, permit: EndpointPermit, only
     handle(req: RequestInfo): Reply | Promise<Reply> {
       const rows = req.paramRows;
       const store = data.store;
-      const early = only.length > 0 || (rows !== undefined && rows.size > 0 && store?.engine.dialect === 'postgres');
+      // PostgreSQL answers with Promises: a signed-in user's roles are read before the endpoint
+      // runs, so that checks made where nothing can wait (a field read, Me.avatar()) find them.
+      const early = only.length > 0 || (store?.engine.dialect === 'postgres' && (Boolean(req.user) || (rows !== undefined && rows.size > 0)));
       if (!early) return inner({ ...req, permit });
       if (!store) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
       let session: DataSession | undefined;

@@ -75,6 +75,8 @@ export class RequestPermissions {
    * `prepare` must have run (an Error says so).
    */
   can(op: Operation, target: PermissionTarget, containers: readonly ContainerKey[] = NONE): boolean {
+    // What default (and `as`) allows needs no profile read.
+    if (this.#top === undefined && this.scope.for({ top: this.as }).can(op, target)) return true;
     if (this.#top === undefined || (this.user !== null && containers.some((c) => !this.#containers.has(c)))) {
       if (this.prepare(containers) instanceof Promise) throw new Error('the roles of this request were not loaded before a permission check');
     }

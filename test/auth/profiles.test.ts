@@ -80,6 +80,7 @@ export const PROFILES_APP: Record<string, string> = {
   'notes/POST.js': "import {Note} from '📦';\nimport {text} from 'form';\nnew Note().text(text);\n({ok: true});\n",
   // A profile's role must be one /👤.yaml declares.
   'bad-role/POST.js': "import {Me} from '👤';\nimport {Member} from '📦';\nnew Member().user(Me).role('Wizard');\n({ok: true});\n",
+  'avatar/GET.js': "import {Me} from '👤';\n({svg: Me.avatar()});\n",
   'session/GET.js': "import {SessionId} from '👤';\n({id: SessionId});\n",
   // A page listing the user's teams through their profiles (a view reading a query).
   'index.html':
@@ -213,6 +214,12 @@ for (const engine of ENGINES) {
       assert.equal(page.status, 200, page.text);
       assert.match(page.text, /<p class="team">/);
       assert.match(String(page.headers['cache-control']), /no-store|private/);
+    });
+
+    it("Me.avatar() takes read on the user's name and picture", async () => {
+      const r = await ann.get('/avatar', JSON_ACCEPT);
+      assert.equal(r.status, 403, r.text);
+      assert.match(String(json(r).error), /read on 👤\.User\.name/);
     });
 
     it('SessionId names the session without being its cookie', async () => {

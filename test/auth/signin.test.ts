@@ -14,7 +14,7 @@ import { TestVisitor } from '../support/visitor.js';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc.js';
 
 const APP = {
-  '👤.yaml': 'providers: [corp, github]\nauth: required\n\nEditor: none\n',
+  '👤.yaml': 'providers: [corp, github]\nauth: required\n\ndefault:\n  👤.User.name: read\n  👤.User.picture: read\n\nEditor: none\n',
   'auth/👤.yaml': 'auth: optional\n',
   'public/👤.yaml': 'auth: none\n',
   'auth/index.html':
