@@ -165,6 +165,14 @@ export class PolicyCompiler {
       if (id === undefined) ids.set(o, (id = ids.size + 1));
       return id;
     };
+    // An override is its body and the overrides in force where it was written (its scope).
+    const overrideIds = new Map<string, number>();
+    const overrideId = (body: object, scope: ReadonlyMap<string, Override>): number => {
+      const key = `${idOf(body)}|${[...scope].map(([n, o]) => `${n}=${o.id}`).join(',')}`;
+      let id = overrideIds.get(key);
+      if (id === undefined) overrideIds.set(key, (id = -(overrideIds.size + 1)));
+      return id;
+    };
     const seen = new Set<string>();
     const todo: State[] = [{ list: templates[0]?.nodes ?? [], file: templates[0]!, ind: '', blocks: NO_OVERRIDES, active: [], depth: 0 }];
     let states = 0;
@@ -181,7 +189,7 @@ export class PolicyCompiler {
       let blocks: ReadonlyMap<string, Override> = NO_OVERRIDES;
       if (own !== null) {
         const merged = new Map<string, Override>();
-        for (const b of own) merged.set(b.name, { body: b.body, file: s.file, id: idOf(b.body) });
+        for (const b of own) merged.set(b.name, { body: b.body, file: s.file, id: overrideId(b.body, s.blocks), scope: s.blocks });
         for (const [n, o] of s.blocks) merged.set(n, o);
         blocks = merged;
       }
@@ -220,9 +228,10 @@ export class PolicyCompiler {
             const o = s.blocks.get(node.name);
             const filled = o !== undefined && !s.active.includes(o);
             const site = sites.get(node);
-            if (site !== undefined && filled) this.#checkFill(site, o, s.blocks, [...s.active, o]);
+            if (site !== undefined && filled) this.#checkFill(site, o, [...s.active, o]);
             if (filled) {
-              push({ ...s, list: o.body, file: o.file, ind: node.indent === null ? '' : s.ind + node.indent, active: [...s.active, o] });
+              // An override renders with the overrides in force where it is written (runtime.ts `parent`).
+              push({ ...s, list: o.body, file: o.file, blocks: o.scope, ind: node.indent === null ? '' : s.ind + node.indent, active: [...s.active, o] });
             } else {
               push({ ...s, list: node.body, ind: node.indent === null ? s.ind : s.ind + node.indent });
             }
@@ -280,17 +289,17 @@ export class PolicyCompiler {
    * fills the blocks nested in it (the overrides in force there, else their defaults), as the
    * renderer resolves them. Each problem is reported once, in the file that writes it.
    */
-  #checkFill(site: AttributeBlock, o: Override, blocks: ReadonlyMap<string, Override>, active: readonly Override[]): void {
+  #checkFill(site: AttributeBlock, o: Override, active: readonly Override[]): void {
     const where = locate(site.source, site.offset);
-    const check = (nodes: readonly NodeLike[], file: TemplateLike, act: readonly Override[], depth: number): void => {
+    const check = (nodes: readonly NodeLike[], file: TemplateLike, blocks: ReadonlyMap<string, Override>, act: readonly Override[], depth: number): void => {
       if (depth > MAX_INCLUDE_DEPTH) return;
       attributeProblems(
         nodes,
         file.source,
         (b) => {
           const inner = blocks.get(b.name);
-          if (inner !== undefined && !act.includes(inner)) check(inner.body, inner.file, [...act, inner], depth + 1);
-          else check(b.body, file, act, depth + 1);
+          if (inner !== undefined && !act.includes(inner)) check(inner.body, inner.file, inner.scope, [...act, inner], depth + 1);
+          else check(b.body, file, blocks, act, depth + 1);
         },
         (node, offset, what) => {
           if (this.#reportedFills.has(node)) return;
@@ -305,7 +314,7 @@ export class PolicyCompiler {
         },
       );
     };
-    check(o.body, o.file, active, 0);
+    check(o.body, o.file, o.scope, active, 0);
   }
 
   /** A plain `.html` page: its text after rewrites (declaration removed, assets inlined) and its policy. */
@@ -321,6 +330,8 @@ interface Override {
   body: NodeLike[];
   file: TemplateLike;
   id: number;
+  /** The overrides in force where it is written: what its own blocks and parents see. */
+  scope: ReadonlyMap<string, Override>;
 }
 
 /** One list of nodes the walk renders, with what the renderer would have in force there. */

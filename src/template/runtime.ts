@@ -708,18 +708,37 @@ export function partial(S: RenderState, c: unknown, ind: string, fn: Body | unde
   return leave(S, saved, fn(S, c, ind, 0));
 }
 
-/** `{{< name}}…{{/name}}`: renders a parent with these overrides; overrides from further out win. */
+/**
+ * `{{< name}}…{{/name}}`: renders a parent with these overrides; overrides from further out win.
+ * An override is rendered with the overrides in force where it is written (the caller's), not
+ * with those of the parent it fills: a parent called inside an override takes its own arguments
+ * (a layout's `{{$id}}` does not leak into an item written in one of its blocks), as in
+ * mustache.java; the spec's inheritance tests hold either way.
+ */
 export function parent(S: RenderState, c: unknown, ind: string, fn: Body | undefined, own: Blocks): void | Promise<void> {
   if (fn === undefined) return;
   enter(S);
   const saved = S.blocks;
-  if (saved === NO_BLOCKS) S.blocks = own;
-  else {
-    const merged = Object.create(null) as Blocks;
-    Object.assign(merged, own, saved);
-    S.blocks = merged;
-  }
+  const merged = Object.create(null) as Blocks;
+  for (const name in own) merged[name] = scoped(own[name]!, saved);
+  Object.assign(merged, saved);
+  S.blocks = merged;
   return leave(S, saved, fn(S, c, ind, 0));
+}
+
+/** An override rendered with the overrides `scope` (those where it was written). */
+function scoped(body: Body, scope: Blocks): Body {
+  return (S, c, ind, k) => {
+    const outer = S.blocks;
+    S.blocks = scope;
+    const r = body(S, c, ind, k);
+    if (r !== undefined) {
+      return r.then(() => {
+        S.blocks = outer;
+      });
+    }
+    S.blocks = outer;
+  };
 }
 
 /**

@@ -24,6 +24,29 @@ describe('compile (plain Mustache)', () => {
     assert.equal(t.render({}), '<h1>Hi</h1>');
   });
 
+  it('a parent called inside an override takes its own arguments (blocks are scoped where they are written)', () => {
+    // The marketing site's features page: a section whose items block calls an item parent, both
+    // with a block named id. Each item shows its own id, not its section's.
+    const partials = {
+      section: '<section id="{{$id}}{{/id}}">{{$title}}{{/title}}:{{$items}}{{/items}}</section>',
+      item: '<div id="{{$id}}{{/id}}">{{$title}}{{/title}}</div>',
+    };
+    const t = compile(
+      '{{<section}}{{$id}}dev{{/id}}{{$title}}Develop{{/title}}{{$items}}{{<item}}{{$id}}files{{/id}}{{$title}}Files{{/title}}{{/item}}{{<item}}{{$id}}git{{/id}}{{/item}}{{/items}}{{/section}}',
+      { partials },
+    );
+    assert.equal(t.render({}), '<section id="dev">Develop:<div id="files">Files</div><div id="git"></div></section>');
+    // Overrides from further out still win over a parent's own (the spec's multi-level rule).
+    const chain = compile('{{<page}}{{$a}}child{{/a}}{{/page}}', { partials: { page: '{{<base}}{{$a}}page{{/a}}{{/base}}', base: '[{{$a}}base{{/a}}]' } });
+    assert.equal(chain.render({}), '[child]');
+    // An override sees the overrides of the template that wrote it, not those given beside it to
+    // the parent it fills: x is outer's argument, not inner's.
+    const nested = compile('{{<outer}}{{$slot}}{{<inner}}{{/inner}}{{/slot}}{{$x}}X{{/x}}{{/outer}}', {
+      partials: { outer: '({{$slot}}{{/slot}}{{$x}}{{/x}})', inner: '<{{$x}}inner default{{/x}}>' },
+    });
+    assert.equal(nested.render({}), '(<inner default>X)');
+  });
+
   it('has no Laneway pragmas: {{%x}} is an ordinary name', () => {
     assert.equal(compile('{{%year}}').render({ '%year': 'y' }), 'y');
   });
