@@ -63,11 +63,31 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       // A page fixed at load for its path (static documents): rendered once per path (page-cache.ts).
       return { ...base, kind: 'view', handle: isContentPage(view) ? cachedByPath(render, ctx.modules.params) : render };
     }
-    case 'script':
+    case 'script': {
+      // A script that uses the hosting platform's own services ('🔌') cannot run here: it answers
+      // 501 and the rest of the app runs (a nested site keeps working without its console parts).
+      const platform = platformModuleImport(ctx.tree.read(file.path) ?? '');
+      if (platform !== undefined) {
+        ctx.diagnostics.warn(
+          'LW_SCRIPT_PLATFORM_MODULE',
+          `this script imports '🔌', the hosting platform's own services (its sources, builds and deployments), which Laneway does not have: it answers 501 Not Implemented, and the rest of the app runs`,
+          file.path,
+          ctx.tree.read(file.path) ?? '',
+          platform,
+        );
+        return { ...base, kind: 'script', handle: () => ({ type: 'error', status: 501, code: 'LW_SCRIPT_PLATFORM_MODULE', message: "This part of the site uses the hosting platform's own services, which this server does not provide." }) };
+      }
       // ⏱name.js: a server-sent event stream (events.ts).
       if (spec.flavour === 'events') return compileEventsEndpoint(file, base, ctx);
       return compileScriptEndpoint(file, base, ctx);
+    }
   }
+}
+
+/** The offset of an `import … from '🔌'` in a script's source, if it has one. */
+function platformModuleImport(source: string): number | undefined {
+  const m = /^[ \t]*import\b[^;'"]*\bfrom\s*(['"])🔌\1/m.exec(source);
+  return m ? m.index + m[0].indexOf('import') : undefined;
 }
 
 function viewConsumer(file: ClassifiedFile): Consumer {
