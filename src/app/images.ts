@@ -20,7 +20,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import sharp from 'sharp';
+import { createRequire } from 'node:module';
+import type SharpModule from 'sharp';
+
+// sharp (libvips) is loaded on first use: apps without image fields never load it.
+const require = createRequire(import.meta.url);
+let loadedSharp: typeof SharpModule | undefined;
+const sharp = (...args: Parameters<typeof SharpModule>) => (loadedSharp ??= require('sharp') as typeof SharpModule)(...args);
 import type { Signer } from '../session/index.js';
 import { SAFE_HTML } from '../shared/index.js';
 import { escapeHtml } from '../template/index.js';

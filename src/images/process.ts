@@ -18,7 +18,14 @@
  * No metadata reaches the output: sharp writes none (EXIF with GPS positions and camera serial
  * numbers, XMP, IPTC, comments, ICC profiles) unless asked, and nothing here asks.
  */
-import sharp, { type Channels, type Metadata, type Sharp } from 'sharp';
+import { createRequire } from 'node:module';
+import type SharpModule from 'sharp';
+import type { Channels, Metadata, Sharp } from 'sharp';
+
+// sharp (libvips) is loaded on first use: apps without image fields never load it.
+const require = createRequire(import.meta.url);
+let loadedSharp: typeof SharpModule | undefined;
+const sharp: typeof SharpModule = ((...args: Parameters<typeof SharpModule>) => (loadedSharp ??= require('sharp') as typeof SharpModule)(...args)) as typeof SharpModule;
 import { sniffImage } from './sniff.js';
 
 export type ImageErrorCode = 'LW_IMAGE_INVALID' | 'LW_IMAGE_TOO_LARGE';

@@ -22,7 +22,13 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createTransport, type SendMailOptions } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type Nodemailer from 'nodemailer';
+import type { SendMailOptions } from 'nodemailer';
+
+// nodemailer is loaded when an app first makes a transport: apps that send no e-mail never load it.
+const require = createRequire(import.meta.url);
+const createTransport: typeof Nodemailer.createTransport = ((...args: unknown[]) => (require('nodemailer') as typeof Nodemailer).createTransport(...(args as [never]))) as typeof Nodemailer.createTransport;
 import { LanewayError } from '../diag/index.js';
 import { parseMailAddress, type MailAddress, type MailMessage } from './message.js';
 

@@ -18,7 +18,13 @@
  */
 import { Parser } from 'htmlparser2';
 import MarkdownIt from 'markdown-it';
-import sanitize from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type Sanitize from 'sanitize-html';
+
+// sanitize-html is loaded when an html or Markdown value is first cleaned (apps without rich text never load it).
+const require = createRequire(import.meta.url);
+let loadedSanitize: typeof Sanitize | undefined;
+const sanitize = (html: string, options: Sanitize.IOptions): string => (loadedSanitize ??= require('sanitize-html') as typeof Sanitize)(html, options);
 import type { ValueResult } from './values.js';
 
 const BLOCK_ELEMENTS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div', 'p', 'pre', 'blockquote', 'ul', 'ol', 'li'];
@@ -61,7 +67,7 @@ function isAllowedHref(href: string): boolean {
   return scheme === null || SAFE_SCHEMES.includes(scheme[1]!.toLowerCase());
 }
 
-const SANITIZE_OPTIONS: sanitize.IOptions = {
+const SANITIZE_OPTIONS: Sanitize.IOptions = {
   allowedTags: [...BLOCK_ELEMENTS, ...INLINE_ELEMENTS],
   allowedAttributes: { '*': ['id', 'class'], a: ['id', 'class', 'href'] },
   allowedSchemes: SAFE_SCHEMES,
@@ -91,13 +97,13 @@ export interface SanitizeOptions {
   blankTargets?: boolean;
 }
 
-const SANITIZE_OPTIONS_BLANK_TARGETS: sanitize.IOptions = {
+const SANITIZE_OPTIONS_BLANK_TARGETS: Sanitize.IOptions = {
   ...SANITIZE_OPTIONS,
   allowedAttributes: { '*': ['id', 'class'], a: ['id', 'class', 'href', 'target', 'rel'] },
   transformTags: {
     a: (tagName, attribs) => {
       const { href, target, rel, ...rest } = attribs;
-      const kept: sanitize.Attributes = href !== undefined && isAllowedHref(href) ? { ...rest, href } : rest;
+      const kept: Sanitize.Attributes = href !== undefined && isAllowedHref(href) ? { ...rest, href } : rest;
       return { tagName, attribs: target === '_blank' ? { ...kept, target, rel: 'noopener noreferrer' } : kept };
     },
   },

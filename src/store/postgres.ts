@@ -14,9 +14,15 @@
  *   process as an unhandled 'error' event, so a server restart costs the requests that were
  *   running, never the process, and the pool reconnects by itself.
  */
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { CustomTypesConfig, PoolClient, QueryArrayResult } from 'pg';
 import { StoreError, type BeginOptions, type Engine, type Row, type SqlValue, type Writer } from './types.js';
+
+// The driver is loaded on first use: an app on SQLite (and `laneway check`) never pays for it.
+const require = createRequire(import.meta.url);
+let loadedPg: typeof pg | undefined;
+const pgModule = (): typeof pg => (loadedPg ??= require('pg') as typeof pg);
 
 /** Options of `openPostgres`. */
 export interface PostgresOptions {
@@ -170,7 +176,7 @@ interface Target {
 function describeTarget(url: string): Target | undefined {
   if (!/^postgres(ql)?:\/\//i.test(url)) return undefined;
   try {
-    const c = new pg.Client(url);
+    const c = new (pgModule().Client)(url);
     const where = c.host.startsWith('/') ? `socket directory ${c.host} (port ${c.port})` : `${c.host}:${c.port}`;
     return { where, database: c.database ?? '(default)', user: c.user ?? '(default)' };
   } catch {
@@ -233,7 +239,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     throw new StoreError('LW_STORE_UNAVAILABLE', `The PostgreSQL database URL is not a valid URL of the form ${URL_SHAPE}.`);
   }
   const max = options.max ?? DEFAULT_MAX;
-  const pool = new pg.Pool({
+  const pool = new (pgModule().Pool)({
     connectionString: url,
     max,
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
