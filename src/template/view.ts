@@ -9,7 +9,10 @@
  * page cut off.
  */
 import { posix } from 'node:path';
-import { parse as parseYaml, parseDocument } from 'yaml';
+import { parseDocument } from 'yaml';
+
+/** YAML data files already parsed, per file tree (one load of an app): file → its text and value. */
+const parsedData = new WeakMap<object, Map<string, { text: string; value: unknown }>>();
 import { locate, type Code, type DiagnosticList } from '../diag/index.js';
 import { normalizePath, type SourceTree } from '../shared/index.js';
 import { walkTemplate, type Expr, type Node, type PathExpr, type TextNode } from './ast.js';
@@ -383,8 +386,9 @@ function declarePragma(ctx: Context, unit: Unit, p: Pragma): void {
           return;
         }
       } else {
-        const doc = parseDocument(text);
-        if (doc.errors.length > 0) {
+        const known = parsedData.get(tree)?.get(file);
+        const doc = known !== undefined && known.text === text ? undefined : parseDocument(text);
+        if (doc !== undefined && doc.errors.length > 0) {
           for (const err of doc.errors) {
             const pos = err.linePos?.[0];
             if (pos) diagnostics.at('error', 'LW_VIEW_DATA_PARSE', `YAML: ${err.message.split('\n')[0]}`, file, { line: pos.line, column: pos.col });
@@ -393,7 +397,14 @@ function declarePragma(ctx: Context, unit: Unit, p: Pragma): void {
           report(ctx, unit, 'LW_VIEW_DATA_PARSE', `${file} (imported here as "${p.name}") does not parse`, p.at);
           return;
         }
-        value = parseYaml(text);
+        if (doc === undefined) value = known!.value;
+        else {
+          // Parsed once per file and text, however many views declare it (toJS, not a second parse).
+          value = deepFreeze(doc.toJS());
+          let byFile = parsedData.get(tree);
+          if (byFile === undefined) parsedData.set(tree, (byFile = new Map()));
+          byFile.set(file, { text, value });
+        }
       }
       if (declareName(ctx, unit, p.name, p.at, p.format)) unit.data.set(p.name, deepFreeze(value));
       return;
