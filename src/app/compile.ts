@@ -217,6 +217,12 @@ function withVisitorCookies(reply: Reply, scope: RequestScope): Reply {
  */
 function renderFailure(failure: ViewRenderError, ctx: CompileContext, req: RequestInfo): Reply {
   const cause = failure.cause;
+  // A refusal the page ran into (403 of a permission, 404 of a record…): that answer, as a script gets it.
+  if (cause instanceof LanewayError && cause.status >= 400 && cause.status < 500) {
+    const refused: Reply = { type: 'error', status: cause.status, code: cause.code, message: cause.expose ? cause.message : `The request was refused (${cause.status}).` };
+    if (ctx.options.dev) refused.detail = failure.message + (failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column));
+    return refused;
+  }
   const limit = cause instanceof LanewayError && cause.status === 503;
   const reply: Reply = {
     type: 'error',

@@ -384,7 +384,17 @@ export class AppData {
         const containers = [...new Set(rs.flatMap((row) => this.containersOf(spec.m, row)))];
         return then(p.prepare(containers), () => {
           if (!ok) {
-            if (rs.length === 0 || !rs.every((row) => allowed(this.containersOf(spec.m, row)))) throw this.#forbidden(byId ? 'access' : op, `📦.${spec.m}`);
+            // Nothing found: allowed when the roles in the container the request's path selects
+            // allow it (Task.exists(id) of a removed task answers false to the team's member). A
+            // record found in another container is still judged in its own.
+            const pathContainer = model?.container !== undefined ? r.containers[model.container] : undefined;
+            const none = rs.length === 0 && pathContainer !== undefined && this.#containedProfiles.has(model!.container!);
+            const fine = none ? () => allowed([`${model!.container}:${pathContainer}`]) : () => rs.length > 0 && rs.every((row) => allowed(this.containersOf(spec.m, row)));
+            const check = (): unknown[][] => {
+              if (!fine()) throw this.#forbidden(byId ? 'access' : op, `📦.${spec.m}`);
+              return rs;
+            };
+            return none ? then(p.prepare([`${model!.container}:${pathContainer}`]), check) : check();
           }
           return rs;
         });
