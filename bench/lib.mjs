@@ -79,9 +79,9 @@ export function startServer(script, args = [], { timeoutMs = 10_000 } = {}) {
 }
 
 /** One plain GET, as autocannon will send it (no Accept-Encoding). */
-export function fetchOnce(port, path) {
+export function fetchOnce(port, path, headers) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: HOST, port, path, method: 'GET', agent: false }, (res) => {
+    const req = request({ host: HOST, port, path, method: 'GET', agent: false, ...(headers && { headers }) }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -104,8 +104,8 @@ export function stableHeaders(headers) {
  * Checks a target before timing it; throws (and so fails the bench) when the status or body is
  * not the expected one, or when `same` (another response) differs in status, headers or bytes.
  */
-export async function checkTarget(label, port, path, { status, bodyIncludes, same } = {}) {
-  const res = await fetchOnce(port, path);
+export async function checkTarget(label, port, path, { status, bodyIncludes, same, headers } = {}) {
+  const res = await fetchOnce(port, path, headers);
   const problems = [];
   if (status !== undefined && res.status !== status) problems.push(`status ${res.status}, expected ${status}`);
   if (bodyIncludes !== undefined && !res.body.includes(bodyIncludes)) problems.push(`body lacks ${JSON.stringify(bodyIncludes)}`);
@@ -121,9 +121,10 @@ export async function checkTarget(label, port, path, { status, bodyIncludes, sam
 }
 
 /** One bounded autocannon run; throws on socket errors, timeouts or an unexpected status. */
-export async function load(port, path, seconds, expectStatus) {
+export async function load(port, path, seconds, expectStatus, headers) {
   const result = await autocannon({
     url: `http://${HOST}:${port}${path}`,
+    ...(headers && { headers }),
     connections: WORKLOAD.connections,
     pipelining: WORKLOAD.pipelining,
     duration: seconds,
@@ -150,12 +151,12 @@ const median = (xs) => {
  * `a` and `b` are `{ label, port, path }`; both must answer `expectStatus`.
  */
 export async function compare(name, a, b, expectStatus) {
-  await load(a.port, a.path, WORKLOAD.warmupSeconds, expectStatus);
-  await load(b.port, b.path, WORKLOAD.warmupSeconds, expectStatus);
+  await load(a.port, a.path, WORKLOAD.warmupSeconds, expectStatus, a.headers);
+  await load(b.port, b.path, WORKLOAD.warmupSeconds, expectStatus, b.headers);
   const runs = { a: [], b: [] };
   for (let i = 0; i < WORKLOAD.rounds; i++) {
-    runs.a.push(await load(a.port, a.path, WORKLOAD.seconds, expectStatus));
-    runs.b.push(await load(b.port, b.path, WORKLOAD.seconds, expectStatus));
+    runs.a.push(await load(a.port, a.path, WORKLOAD.seconds, expectStatus, a.headers));
+    runs.b.push(await load(b.port, b.path, WORKLOAD.seconds, expectStatus, b.headers));
   }
   const rpsA = median(runs.a.map((r) => r.rps));
   const rpsB = median(runs.b.map((r) => r.rps));

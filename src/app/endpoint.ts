@@ -134,7 +134,20 @@ export class Asset {
       ? '"' + createHash('sha256').update(body).digest('base64url').slice(0, 22) + '"'
       : `W/"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
     this.compressible = body !== undefined && body.length >= 256 && COMPRESSIBLE.test(this.type);
+    if (this.compressible) {
+      if (freshAssets.length >= FRESH_MAX) freshAssets.splice(0, FRESH_MAX / 2);
+      freshAssets.push(this);
+    }
   }
+}
+
+/** Compressible assets made since the server last took them (it compresses them ahead: send.ts precompressAssets). */
+const freshAssets: Asset[] = [];
+const FRESH_MAX = 20_000;
+
+/** The compressible assets made since the last call (a load of an app, or a reload). */
+export function takeFreshAssets(): Asset[] {
+  return freshAssets.splice(0, freshAssets.length);
 }
 
 /** Content-Type of a file name, with `charset=utf-8` for text. */

@@ -3,7 +3,7 @@ export { loadApp, checkApp, type App, type RouteRow } from './load.js';
 export type { AppOptions } from './options.js';
 export { parseParamDefinition, type ParamDefinition } from './params.js';
 export { classifyFile, isPrivatePath, isPrivateDir, type ClassifiedFile, type FileKind } from './classify.js';
-export { Asset, contentTypeOf, type Endpoint, type EndpointKind, type Reply, type RequestInfo } from './endpoint.js';
+export { Asset, contentTypeOf, takeFreshAssets, type Endpoint, type EndpointKind, type Reply, type RequestInfo } from './endpoint.js';
 export { EVENT_DEFAULTS } from './events.js';
 export type { ErrorPage } from './compile.js';
 export { openAppData, closeAppData, appHasData, type DataOptions } from './data.js';

@@ -5,7 +5,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
-import type { App } from '../app/index.js';
+import { takeFreshAssets, type App } from '../app/index.js';
+import { precompressAssets } from './send.js';
 import { createHandler, nextRequestId, type StreamStopper } from './handler.js';
 import { createLogger, type Logger, type LogFormat } from './log.js';
 
@@ -91,6 +92,7 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
     logger,
     replace(next) {
       handler = createHandler(next, logger, streams);
+      void precompressAssets(takeFreshAssets());
     },
     listen(port, host) {
       return new Promise((resolve, reject) => {
@@ -100,6 +102,8 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
           const addr = server.address() as AddressInfo;
           const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
           resolve({ port: addr.port, host: addr.address, url: `http://${shown}:${addr.port}` });
+          // The app's text files are compressed ahead, in the background, once the port is open.
+          void precompressAssets(takeFreshAssets());
         });
       });
     },
