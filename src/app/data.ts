@@ -80,6 +80,8 @@ export interface DataRequest {
   permit?: EndpointPermit;
   /** Users: this request's permissions, made on first check. */
   permissions?: RequestPermissions;
+  /** Form states this request has claimed (`stateKey \0 id`): each is claimed once. */
+  claimed?: Set<string>;
 }
 
 /** Who an endpoint runs as: its file decides the permission scope; `as` adds roles. */
@@ -455,6 +457,16 @@ export class AppData {
     return ready instanceof Promise ? ready.then(check) : check();
   }
 
+  /** Whether the visitor may find the record `id` of `model` (access, or read on its id): no error either way. */
+  #mayFind(r: DataRequest, model: string, id: string): boolean | Promise<boolean> {
+    const p = this.#permissions(r);
+    if (!p) return true;
+    const containers = this.containersOf(model, [id, 0, 0, null]);
+    const answer = () => p.can('access', { model }, containers) || p.can('read', { model, field: 'id' }, containers);
+    const ready = p.prepare(containers);
+    return ready instanceof Promise ? ready.then(answer) : answer();
+  }
+
   /** `Me.avatar()`: read on 👤.User.name and 👤.User.picture (403 otherwise). */
   requireAvatarRead(r: DataRequest): void {
     const p = this.#permissions(r);
@@ -494,6 +506,8 @@ export class AppData {
           return this.#read(this.#request(), String(a), b as unknown[], c === true);
         case 'me':
           return this.#request().user ?? null;
+        case 'pa':
+          return this.#mayFind(this.#request(), String(a), String(b));
         case 'v':
           return this.#check(String(a), String(b), c, false);
         case 'vi':
@@ -585,7 +599,10 @@ export class AppData {
     if (submit && form.requirePreviousState) {
       const id = hooks.formId();
       const visitor = hooks.visitor();
-      const ok = id !== null && req.writer !== undefined && visitor !== undefined && (await visitor.claimFormState(req.writer, id, stateKey));
+      // One claim per form state and request: the groups of one form submitted by one script share it.
+      const claimed = id !== null && (req.claimed ??= new Set()).has(`${stateKey}\u0000${id}`);
+      const ok = claimed || (id !== null && req.writer !== undefined && visitor !== undefined && (await visitor.claimFormState(req.writer, id, stateKey)));
+      if (ok && id !== null) req.claimed!.add(`${stateKey}\u0000${id}`);
       if (!ok) {
         throw new LanewayError(
           'LW_SESSION_FORM_STATE',
@@ -611,11 +628,18 @@ export class AppData {
       has: (name: string) => fields.has(name),
     };
     const submission = readSubmission(form, body);
-    const raw: Record<string, unknown> = {};
-    for (const f of form.fields) {
-      const v = fields.get(f.path);
-      if (v !== undefined) raw[f.name] = v.length > 1 ? [...v] : v[0];
-    }
+    const texts = (of: FormType): Record<string, unknown> => {
+      const out: Record<string, unknown> = {};
+      for (const f of of.fields) {
+        const v = fields.get(f.path);
+        if (v !== undefined) out[f.name] = v.length > 1 ? [...v] : v[0];
+      }
+      return out;
+    };
+    // A group's texts go back under the group's name, with those of the other groups of the page
+    // (its view reads values[group][field]): a refused group keeps everything that was typed.
+    const whole = this.forms.get(stateKey);
+    const raw: Record<string, unknown> = key.includes('#') && whole?.kind === 'groups' ? Object.fromEntries([...whole.groups].map(([name, g]) => [name, texts(g)])) : texts(form);
     if (submission.messages.length && (validate || submit)) return [2, submission.messages, raw];
     return [1, Object.entries(submission.values).filter(([name]) => !submission.messages.some((m) => m.field === `${form.model}_${name}`)), raw];
   }

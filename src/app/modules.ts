@@ -510,8 +510,12 @@ export class RequestScope {
       meter: (length: number) => this.budget().meterHost(length),
       onError:
         onError ??
-        ((info: { file: string; line: number; column: number; error: unknown }) =>
-          this.#system.log('render error', { id: this.req.id, file: info.file, line: info.line, column: info.column, error: String((info.error as Error)?.message ?? info.error) })),
+        ((info: { file: string; line: number; column: number; error: unknown }) => {
+          // A refusal (403 of a permission, 404 of a record) is the visitor's answer, not a server error.
+          const e = info.error;
+          if (e instanceof LanewayError && e.status >= 400 && e.status < 500) return;
+          this.#system.log('render error', { id: this.req.id, file: info.file, line: info.line, column: info.column, error: String((e as Error)?.message ?? e) });
+        }),
     };
   }
 }

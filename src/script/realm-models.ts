@@ -712,7 +712,14 @@ const buildModel = (app, d) => {
   } });
   method('copyable', { get() { return !d.fields.some((f) => (f.type === 'uid' || f.unique) && !f.optional); } });
   if (d.container !== null) {
-    method(d.ckey, { value: function () { return makeLink(app, d.container, ISTATE(this).v[3]); } });
+    // task.list(): a link to the container, with its record read at once when the visitor may
+    // find it, so that task.list().name reads without get() (as apps written for the platform do).
+    method(d.ckey, { value: function () {
+      const id = ISTATE(this).v[3];
+      const cd = app.models.get(d.container);
+      return pt(app.ch('pa', d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
+        : pt(loadById(cd, id, false), (r) => makeLink(app, d.container, id, r === null ? undefined : apply(A.slice, ISTATE(r).v, []))));
+    } });
   }
   method('toJSON', { value: function () { return outValue(this, 0); } });
   if (d.kind === 'profile') {

@@ -1025,10 +1025,18 @@ export function formErrorOf(e: unknown): { key: string; values: Record<string, u
   return { key: String(info.key), values, messages };
 }
 
-/** Strings, numbers, booleans, null and arrays of them, copied out of the realm; anything else becomes null. */
-function hostData(v: unknown): unknown {
+/**
+ * Strings, numbers, booleans, null and arrays of them, copied out of the realm, and one level of
+ * objects of those (a form in groups: its texts by group, then field); anything else becomes null.
+ */
+function hostData(v: unknown, nested = true): unknown {
   if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
   if (Array.isArray(v)) return Array.from(v as unknown[], (x) => (x === null || typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? x : null));
+  if (nested && typeof v === 'object' && !Array.isArray(v)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) out[k] = hostData((v as Record<string, unknown>)[k], false);
+    return out;
+  }
   return null;
 }
 
