@@ -1,0 +1,76 @@
+/**
+ * docs/status.md: the statements marked "(tested)" — what Laneway answers today where the
+ * platform had a feature Laneway does not. When one of these tests fails because the feature
+ * arrived, the status page (and the page it links to) must change with it.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { diagnosticsOf, serve } from '../helpers.js';
+import { readDoc } from './markdown.js';
+
+describe('docs/status.md', () => {
+  const page = readDoc('status.md');
+
+  it('click actions (🖱) are a build error', () => {
+    const d = diagnosticsOf({ '/🖱verify.js': "'/'\n" });
+    assert.equal(d.length, 1);
+    assert.match(d[0]!, /\[LW_ROUTE_NOT_AVAILABLE\]$/);
+  });
+
+  it("a connector's REST API cannot be imported", () => {
+    assert.deepEqual(diagnosticsOf({ '/GET.js': "import {charges} from 'stripe.com'\n({charges})\n" }), [
+      "GET.js:1:9: the module 'stripe.com' is not available in this version of Laneway [LW_SCRIPT_IMPORT]",
+    ]);
+  });
+
+  it("'util' has no Identicon", () => {
+    assert.deepEqual(diagnosticsOf({ '/GET.js': "import {Identicon} from 'util'\n({})\n" }), [`GET.js:1:9: 'util' exports ID, Encoding, Dates; not "Identicon" [LW_SCRIPT_IMPORT]`]);
+  });
+
+  it("the platform-internal field types are not available", () => {
+    assert.deepEqual(diagnosticsOf({ '/📦/🌐Site.yaml': 'src: source\n' }), [
+      '📦/🌐Site.yaml:1:6: source is a platform-internal type, not available in this version of Laneway; use string [LW_MODEL_TYPE_NOT_AVAILABLE]',
+    ]);
+  });
+
+  it('no web-app properties: 🎨.WebApp is an unknown property, and app: true is accepted', () => {
+    assert.deepEqual(diagnosticsOf({ '/🎛.yaml': 'name: X\napp: true\n', '/🎨.scss': "$name: 'X';\n", '/index.html': '<!--TEMPLATE mustache-->\n{{{🎨.WebApp}}}\n' }), [
+      'index.html:2:4: /🎨.scss defines no property "WebApp"; it defines name [LW_SETTINGS_UNKNOWN_PROPERTY]',
+    ]);
+  });
+
+  it("`keys:` of a nested site is a warning, without effect", () => {
+    const d = diagnosticsOf({ '/🔌store.yaml': 'source: .\nkeys: [api:stripe.com]\n' }).filter((l) => l.includes('keys:'));
+    assert.equal(d.length, 1);
+    assert.match(d[0]!, /warning: `keys:` has no effect yet/);
+  });
+
+  it("a script importing '🔌' is a warning and answers 501; the rest of the app runs; no locale overlay of the properties", async () => {
+    assert.deepEqual(diagnosticsOf({ '/x/GET.js': "import {Source} from '🔌'\n({})\n" }), [
+      "x/GET.js:1:1: warning: this script imports '🔌', the hosting platform's own services (its sources, builds and deployments), which Laneway does not have: it answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]",
+    ]);
+    const s = await serve({
+      '/🎛.yaml': 'name: X\nlocale: en\n',
+      '/🎨.scss': "$hello: 'Hello';\n",
+      '/🎨.de.scss': "$hello: 'Hallo';\n",
+      '/index.html': '<!--TEMPLATE mustache-->\n<p>{{🎨.hello}}</p>\n',
+      '/x/GET.js': "import {Source} from '🔌'\n({})\n",
+    });
+    try {
+      assert.equal((await s.get('/x')).status, 501);
+      const home = await s.get('/', { 'Accept-Language': 'de' });
+      assert.equal(home.status, 200);
+      assert.equal(home.text.trim(), '<p>Hello</p>');
+      const overlay = await s.get(encodeURI('/🎨.de.scss'));
+      assert.equal(overlay.status, 200, 'served as an ordinary stylesheet');
+      assert.match(String(overlay.headers['content-type']), /^text\/css/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('every "(tested)" statement has a test here', () => {
+    // 🖱, REST connectors, '🔌', 🎨.WebApp, Accept-Language, /🎨.de.scss, Identicon, source type, keys:.
+    assert.equal(page.match(/\(tested\)/g)?.length, 9);
+  });
+});
