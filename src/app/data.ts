@@ -371,8 +371,8 @@ export class AppData {
     const session = this.#session(r);
     if (!p) return session.select(spec);
     const model = this.schema.models.get(spec.m);
-    const op: Operation = spec.l === 1 ? 'access' : 'list';
-    const byId = spec.l === 1 && spec.w.length === 1 && spec.w[0]![0] === 'id' && spec.w[0]![1] === 'eq';
+    const op: Operation = spec.one === true ? 'access' : 'list';
+    const byId = spec.one === true && spec.w.length === 1 && spec.w[0]![0] === 'id' && spec.w[0]![1] === 'eq';
     const allowed = (containers: ContainerKey[]) => p.can(op, { model: spec.m }, containers) || (byId && p.can('read', { model: spec.m, field: 'id' }, containers));
     // The query's own container (Task.list(list)) when the model is inside one with profiles.
     const queryContainers = model?.container !== undefined && spec.c !== undefined && this.#containedProfiles.has(model.container) ? [`${model.container}:${spec.c}`] : [];

@@ -33,7 +33,9 @@ export type ParamDefinitions = Map<string, ParamDefinition>;
 
 /** The definition that applies to a matched parameter. */
 export function paramDefinitionOf(params: ParamDefinitions, p: ParamValue): ParamDefinition | undefined {
-  return params.get(params.has(p.dir) ? p.dir : p.dir + '/' + p.name);
+  // A directory parameter's dir is its own `{name}` directory; a `{name}.html` page's is the
+  // directory holding the page (which may itself be a parameter directory with another name).
+  return params.get(p.dir.endsWith(`/{${p.name}}`) ? p.dir : p.dir + '/' + p.name);
 }
 
 export function readParamDefinitions(

@@ -461,6 +461,8 @@ const execute = (q, firstOnly) => {
   const pure = stages.length === 0;
   return pt(flush(false), () => {
     const spec = specOf(s, pure && firstOnly ? 1 : undefined);
+    // get(), optional(): one record is asked for (permissions: access), not a list.
+    if (firstOnly) spec.one = true;
     return pt(s.d.app.ch('q', spec), (rows) => {
       let items = rowsToInstances(s.d, rows);
       return runStages(items, stages, 0);
@@ -941,7 +943,7 @@ const loadById = (d, id, required) => {
   // A record of this request not written yet.
   const u = uow();
   for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[0] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
-  return pt(flush(false), () => pt(d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1 }), (rows) => {
+  return pt(flush(false), () => pt(d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
     if (!rows.length) { if (required) throw notFound(d.name); return null; }
     return makeInstance(d, rows[0], 1);
   }));

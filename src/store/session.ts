@@ -36,6 +36,8 @@ export interface QuerySpec {
   o?: 'asc' | 'desc';
   /** Most rows. */
   l?: number;
+  /** One record is asked for (get, optional, a load by id): for permissions, `access` rather than `list`. */
+  one?: boolean;
 }
 
 export type WriteOp =

@@ -77,6 +77,7 @@ export const PROFILES_APP: Record<string, string> = {
   'profile/POST.js': "import {Me} from '👤';\nimport {Member} from '📦';\nimport {bio} from 'form';\nnew Member().bio(bio).user(Me);\n({ok: true});\n",
   'profile/GET.js': "import {Member} from '📦';\nlet m = Member.me().optional();\n({bio: m === null ? null : m.bio});\n",
   'notes/GET.js': "import {Note} from '📦';\n(Note.all().map((n) => n.text));\n",
+  'notes/latest/GET.js': "import {Note} from '📦';\n(Note.all().desc().limit(1).map((n) => n.text));\n",
   'notes/POST.js': "import {Note} from '📦';\nimport {text} from 'form';\nnew Note().text(text);\n({ok: true});\n",
   // A profile's role must be one /👤.yaml declares.
   'bad-role/POST.js': "import {Me} from '👤';\nimport {Member} from '📦';\nnew Member().user(Me).role('Wizard');\n({ok: true});\n",
@@ -202,6 +203,9 @@ for (const engine of ENGINES) {
       assert.equal(notes.status, 403);
       assert.match(String(json(notes).error), /create on 📦\.Note/);
       assert.deepEqual(json(await ann.get('/notes', JSON_ACCEPT)), [] as unknown as Record<string, unknown>);
+      // A query limited to one record is still a list (default may list notes, not find one).
+      const latest = await ann.get('/notes/latest', JSON_ACCEPT);
+      assert.equal(latest.status, 200, latest.text);
     });
 
     it('a role that /👤.yaml does not declare cannot be stored on a profile', async () => {
