@@ -338,7 +338,8 @@ export class AppData {
         const m = models[i];
         if (m === undefined) return out;
         const at = 4 + m.fields.filter((f) => !f.builtIn).findIndex((f) => f.profile === 'role');
-        const rows = session().select({ m: m.name, w: [['user', 'eq', user]], ...(container === undefined ? {} : { c: container }), l: 100 });
+        // No LIMIT: a bound one makes SQLite plan the statement again on every call (a user has few profiles).
+        const rows = session().select({ m: m.name, w: [['user', 'eq', user]], ...(container === undefined ? {} : { c: container }) });
         const take = (rs: unknown[][]): string[] | Promise<string[]> => {
           for (const row of rs) if (typeof row[at] === 'string' && row[at] !== '') out.push(row[at] as string);
           return from(i + 1);

@@ -401,15 +401,17 @@ export class RequestScope {
       }
       case '👤': {
         const view = consumer.type === 'endpoint' ? consumer.view : consumer.supplier.kind === 'html-supplier';
-        const values: Record<string, unknown> = {
-          Me: meValue(this.req.user ?? null, view, () => this.#system.data?.requireAvatarRead(this.dataRequest())),
-          Providers: Object.freeze({ all: Object.freeze(this.#system.data?.auth?.providers((this.#query ??= parseQuery(this.req.query)).get('next')?.[0] ?? null) ?? []) }),
-          Role: this.#system.roles ?? Object.freeze({}),
+        // Only the exports named are made (a page importing Me makes no provider list, no SessionId).
+        const make: Record<string, () => unknown> = {
+          Me: () => meValue(this.req.user ?? null, view, () => this.#system.data?.requireAvatarRead(this.dataRequest())),
+          Providers: () => Object.freeze({ all: Object.freeze(this.#system.data?.auth?.providers((this.#query ??= parseQuery(this.req.query)).get('next')?.[0] ?? null) ?? []) }),
+          Role: () => this.#system.roles ?? Object.freeze({}),
           // An opaque name of the visitor's session (never the sid itself, which stays in its
           // HttpOnly cookie): the same for every request of the session, null without one.
-          SessionId: this.#sessionId(),
+          SessionId: () => this.#sessionId(),
         };
-        return name === '*' ? Object.freeze(values) : values[name];
+        if (name !== '*') return Object.hasOwn(make, name) ? make[name]!() : undefined;
+        return Object.freeze(Object.fromEntries(Object.entries(make).map(([k, f]) => [k, f()])));
       }
       case '🎨':
         // Made once at load, frozen: the same object for every request.

@@ -50,11 +50,19 @@ export class Signer {
     return { id, cookie: `${id}.${this.mac('sid', id)}` };
   }
 
+  /** The last cookie value checked and its answer: a request checks its `sid` at the auth gate and again for its visitor. */
+  #lastValue: string | undefined;
+  #lastSid: string | undefined;
+
   /** The session id of a `sid` cookie value, or undefined when it is malformed or forged. */
   readSid(value: string | undefined): string | undefined {
     if (value === undefined || value.length !== 57) return undefined;
+    if (value === this.#lastValue) return this.#lastSid;
     const id = value.slice(0, 24);
-    return value[24] === '.' && /^[A-Za-z0-9_-]{24}$/.test(id) && this.check('sid', id, value.slice(25)) ? id : undefined;
+    const sid = value[24] === '.' && /^[A-Za-z0-9_-]{24}$/.test(id) && this.check('sid', id, value.slice(25)) ? id : undefined;
+    this.#lastValue = value;
+    this.#lastSid = sid;
+    return sid;
   }
 
   /**
