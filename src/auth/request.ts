@@ -10,7 +10,7 @@
  * `prepare` (which may wait) before the synchronous `can` needs them.
  */
 import type { Operation } from './config.js';
-import type { PermissionScope, PermissionTarget } from './permissions.js';
+import type { Permissions, PermissionScope, PermissionTarget } from './permissions.js';
 
 /** A container a record belongs to, as `Model:id` (a Project's own id for a Project, the Project's id for its ProjectVersion). */
 export type ContainerKey = string;
@@ -47,7 +47,12 @@ export class RequestPermissions {
   #loaded(profiles: readonly string[]): void {
     this.#profiles = profiles;
     this.#top = this.as.length ? [...this.as, ...profiles] : profiles;
+    this.#topPermissions = undefined;
   }
+
+  /** The permissions of default and `as`, and of those with the top-level profiles' roles (made on first use). */
+  #asPermissions: Permissions | undefined;
+  #topPermissions: Permissions | undefined;
 
   /** Loads the roles `can` needs for these containers (a Promise only when the source waits). */
   prepare(containers: readonly ContainerKey[] = NONE): void | Promise<void> {
@@ -76,13 +81,13 @@ export class RequestPermissions {
    */
   can(op: Operation, target: PermissionTarget, containers: readonly ContainerKey[] = NONE): boolean {
     // What default (and `as`) allows needs no profile read.
-    if (this.#top === undefined && this.scope.for({ top: this.as }).can(op, target)) return true;
+    if (this.#top === undefined && (this.#asPermissions ??= this.scope.for({ top: this.as })).can(op, target)) return true;
     if (this.#top === undefined || (this.user !== null && containers.some((c) => !this.#containers.has(c)))) {
       if (this.prepare(containers) instanceof Promise) throw new Error('the roles of this request were not loaded before a permission check');
     }
     const top = this.#top ?? NONE;
     // Default and the top-level roles first: most checks end here, with one cached Permissions.
-    if (this.scope.for({ top }).can(op, target)) return true;
+    if ((this.#topPermissions ??= this.scope.for({ top })).can(op, target)) return true;
     if (this.user === null || containers.length === 0) return false;
     let inContainer: string[] | undefined;
     for (const c of containers) {
@@ -106,6 +111,7 @@ export class RequestPermissions {
     if (this.user !== null) {
       this.#profiles = undefined;
       this.#top = undefined;
+      this.#topPermissions = undefined;
     }
     this.#containers.clear();
   }

@@ -57,8 +57,19 @@ const uow = () => {
   const b = S.cur;
   if (b === null) throw new OTypeError('models are used only while a script runs');
   let u = UOW.get(b);
-  if (u === undefined) { u = { pend: [], hier: new OMap(), ctx: null, inCb: [] }; UOW.set(b, u); }
+  if (u === undefined) { u = { pend: [], hier: new OMap(), ctx: null, inCb: [], pr: null }; UOW.set(b, u); }
   return u;
+};
+// With users: may this request read field f of the stored record in state s? The host answers
+// (403 when throwing); a yes is kept for the request, per field and container, until a profile
+// is written (roles change then).
+const mayRead = (app, d, f, s, throwing) => {
+  const u = uow();
+  const key = f.pk + '|' + (d.container !== null ? s.v[3] : '') + '|' + (d.isContainer ? s.v[0] : '');
+  if (u.pr !== null && u.pr.has(key)) return true;
+  const ok = app.ch('pr', f.pk, s.v, throwing);
+  if (ok === true) { if (u.pr === null) u.pr = new OSet(); u.pr.add(key); }
+  return ok === true;
 };
 const OMap = Map;
 let lastTime = 0;
@@ -394,6 +405,8 @@ const flush = (strict) => {
   u.pend = keep;
   for (let i = 0; i < done.length; i++) { const s = done[i]; s.pending = false; s.dirty = null; if (s.st === 0) { s.st = 1; s.wasStored = true; } }
   if (ops.length === 0) return undefined;
+  // A profile written: the roles, so what may be read, change.
+  for (let i = 0; i < ops.length; i++) if (app.models.get(ops[i][1]).kind === 'profile') { u.pr = null; break; }
   return app.ch('w', ops);
 };
 const missingField = (s) => {
@@ -690,7 +703,7 @@ const buildModel = (app, d) => {
     f.pk = d.name + '.' + f.name;
     defProp(proto, f.name, { enumerable: true,
       // With users, reading a stored record's field takes read on it (the host answers 403 otherwise).
-      get() { const s = ISTATE(this); if (app.perm && s.st !== 0) app.ch('pr', f.pk, s.v, true); return readValue(app, f, s.v[4 + i], s); },
+      get() { const s = ISTATE(this); if (app.perm && s.st !== 0) mayRead(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
       set(v) { setField(ISTATE(this), f, v); } });
   }
   const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
@@ -962,7 +975,7 @@ const recordObject = (s, field) => {
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
     // With users, fields the visitor may not read are left out (like protected ones).
-    if (!f.prot && (!d.app.perm || s.st === 0 || d.app.ch('pr', f.pk, s.v, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
+    if (!f.prot && (!d.app.perm || s.st === 0 || mayRead(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
   }
   return o;
 };
