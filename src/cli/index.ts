@@ -1,27 +1,40 @@
 /**
  * The `laneway` command: serve, check, routes. `bin/laneway` only calls `main`.
  */
-import { parseArgs } from 'node:util';
-import { existsSync, readFileSync, realpathSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { appHasData, checkApp, closeAppData, loadApp, openAppData, type App } from '../app/index.js';
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
-import { createServer, type LogFormat } from '../http/index.js';
+import { createLogger, createServer } from '../http/index.js';
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
+import { checkAppDirectory, colorEnabled, palette, parseCommandLine, parseLogFormat, parsePort, PLAIN, suggest, usageError, USAGE_EXIT } from './args.js';
+import { describeListenError } from './listen-error.js';
+import { NEW_HELP, runNew } from './new.js';
+import { jsonIo } from './output.js';
+// laneway dev (issue 13): the development server and the file watcher `serve --watch` shares.
+import { createDevTools, watchAppFiles } from '../dev/index.js';
+// serve --workers N, health and metrics (issue 13, items 6–8; docs/deploy.md).
+import { isWorkerProcess, readServeScaling, serveSupervised } from '../supervisor/index.js';
+import { HttpMetrics, serveMetrics } from '../http/metrics.js';
 
 const HELP: Record<string, string> = {
   main: `Usage: laneway <command> [options]
 
 Commands:
+  new DIR       write a starter app into DIR (laneway new --help lists the templates)
   serve DIR     serve the app in DIR over HTTP
+  dev DIR       serve the app in DIR for development: rebuild on change, live reload, error overlay
   check DIR     compile the app in DIR and list every problem
   routes DIR    print the route table of the app in DIR
   migrate DIR   bring the database to the model definitions (--accept for changes that lose data)
 
 Options:
-  -h, --help     show help (also: laneway <command> --help)
-  -v, --version  print the version`,
+  -h, --help         show help (also: laneway <command> --help)
+  -V, --version      print the version (also -v)
+
+Exit status: 0 on success, 1 when the app has errors or the server cannot start, 2 for a
+usage error (unknown command or option, a missing directory, a bad --port or --log).`,
   serve: `Usage: laneway serve DIR [--port N] [--host H] [--log pretty|json|off] [--dev] [--watch] [--body-limit BYTES]
 
 Serves the app in DIR. Prints "listening on http://HOST:PORT" when ready.
@@ -29,7 +42,9 @@ Serves the app in DIR. Prints "listening on http://HOST:PORT" when ready.
 Options:
   --port N           port to listen on (default: $PORT, else 3000; 0 picks a free one)
   --host H           interface to bind (default 127.0.0.1)
-  --log FORMAT       access log: pretty (default), json, or off
+  --log FORMAT       pretty (default: timestamped lines, colour on a terminal unless NO_COLOR),
+                     json (every line one JSON object: startup, access, warnings, errors),
+                     or off (no access lines)
   --dev              development mode: render error details into HTML comments, and sign
                      in as the test users of $LANEWAY_AUTH_DEV_USERS without a provider
                      ("Ada Lovelace <ada@example.test>, Bob"; docs/users.md); without
@@ -45,10 +60,37 @@ Options:
                      (repeatable; also $LANEWAY_SOURCES); Laneway never fetches code
   --sources FILE     read the sources map from FILE (default: laneway.sources.yaml next
                      to DIR, in its parent directory, when it exists)
+  --workers N        worker processes sharing the port, behind a supervisor that replaces
+                     a worker that crashes or blocks (default: the number of cores with
+                     PostgreSQL, else 1; 1 is one process, no supervisor; docs/deploy.md)
+  --watchdog-ms MS   with several workers, a worker whose event loop stays blocked this
+                     long is killed and replaced (default 10000)
+  --metrics          request metrics (Prometheus text) at /__/metrics on the app's port
+  --metrics-port P   the metrics on a port of their own instead, and only there
+  --metrics-host H   the interface of --metrics-port (default 127.0.0.1)
   -h, --help         show this help
 
-Exits 1, listing the problems, when the app does not compile. SIGTERM and SIGINT stop
-accepting connections, let requests in flight finish (up to 10 s), then exit 0.`,
+GET /__/health (liveness) and /__/ready (the app is loaded and its database answers) are
+always answered. Exits 2 on a usage error (reported before the app is loaded); 1, listing
+the problems, when the app does not compile, or when the port is taken. SIGTERM and SIGINT
+stop accepting connections, let requests in flight finish (up to 10 s), then exit 0. With
+several workers, SIGHUP reloads the app without dropping a request.`,
+  dev: `Usage: laneway dev DIR [--port N] [--host H] [--log pretty|json|off] [serve's other options]
+
+Serves the app in DIR for development: \`serve --dev --watch\`, and
+  - every change rebuilds the app (one rebuild per burst of changes: an editor's save-all,
+    a git checkout); files saved by renaming over the original and new directories count;
+    the data directory, dot-directories and node_modules/ do not;
+  - pages reload by themselves after a rebuild; a stylesheet change swaps the stylesheet
+    without reloading (a small script over server-sent events, /__/dev/events, allowed by
+    its hash in each page's Content-Security-Policy; never added by serve);
+  - while the app does not compile, every page answers its problems (file:line:column,
+    message, code frame, a link to the code's documentation), and reloads when they are
+    fixed; a script or view that fails shows the same page with its position and the
+    request id.
+Starts even when the app does not compile. Prints "listening on http://HOST:PORT" when ready.
+
+Options: those of \`laneway serve\` (--dev and --watch are always on). See docs/cli.md.`,
   check: `Usage: laneway check DIR [--source URL=DIR]... [--sources FILE]
 
 Compiles the whole app and prints every problem, one per line, as
@@ -66,6 +108,7 @@ Applies the model definitions of DIR to its database. Additive changes (new mode
 optional fields, new indexes) are applied at every start anyway; changes that could lose or
 narrow data (a removed field, a changed type, a field made required) are listed, and applied
 only with --accept. Back up the data first (docs/data.md).`,
+  new: NEW_HELP,
   routes: `Usage: laneway routes DIR [--json]
 
 Prints the route table: method, URL pattern, source file and kind
@@ -100,44 +143,58 @@ function summary(diagnostics: Diagnostic[]): string {
 
 /** Runs the command line; resolves to the exit code (serve resolves when the server stops). */
 export async function main(argv: string[], io: Io = stdio): Promise<number> {
+  // Colour only on the process's own streams, where a person reads them (args.ts: TTY, NO_COLOR).
+  const paint = io === stdio ? { out: palette(colorEnabled(process.stdout)), err: palette(colorEnabled(process.stderr)) } : { out: PLAIN, err: PLAIN };
   const [command, ...rest] = argv;
-  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    io.out(HELP[rest[0] ?? 'main'] ?? HELP.main!);
-    return command === undefined ? 1 : 0;
+  if (command === undefined) {
+    io.err(HELP.main!);
+    return USAGE_EXIT;
   }
-  if (command === '-v' || command === '--version') {
+  if (command === '-h' || command === '--help' || command === 'help') {
+    io.out(HELP[rest[0] ?? 'main'] ?? HELP.main!);
+    return 0;
+  }
+  if (command === '-V' || command === '-v' || command === '--version') {
     io.out(version());
     return 0;
   }
-  if (!(command in HELP) || command === 'main') {
-    io.err(`laneway: unknown command "${command}"\n\n${HELP.main}`);
-    return 2;
+  if (!Object.hasOwn(HELP, command) || command === 'main') {
+    const commands = Object.keys(HELP).filter((c) => c !== 'main');
+    const near = suggest(command, command.startsWith('-') ? ['--help', '--version'] : commands);
+    const what = command.startsWith('-') ? `unknown option ${command}` : `unknown command "${command}"`;
+    io.err(usageError(undefined, `${what}${near ? ` (did you mean ${near}?)` : ''}`, paint.err));
+    return USAGE_EXIT;
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        log: { type: 'string' },
-        dev: { type: 'boolean' },
-        watch: { type: 'boolean' },
-        'body-limit': { type: 'string' },
-        json: { type: 'boolean' },
-        data: { type: 'string' },
-        database: { type: 'string' },
-        accept: { type: 'boolean' },
-        source: { type: 'string', multiple: true },
-        sources: { type: 'string' },
-      },
-      strict: true,
-    });
-  } catch (err) {
-    io.err(`laneway ${command}: ${(err as Error).message}\n\n${HELP[command]}`);
-    return 2;
+  if (command === 'new') return runNew(rest, io, paint);
+  // Usage errors in Laneway's words (args.ts), never Node's ERR_PARSE_ARGS_… text.
+  const parsed = parseCommandLine(
+    command,
+    rest,
+    {
+      help: { type: 'boolean', short: 'h' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      log: { type: 'string' },
+      dev: { type: 'boolean' },
+      watch: { type: 'boolean' },
+      'body-limit': { type: 'string' },
+      json: { type: 'boolean' },
+      data: { type: 'string' },
+      database: { type: 'string' },
+      accept: { type: 'boolean' },
+      source: { type: 'string', multiple: true },
+      sources: { type: 'string' },
+      workers: { type: 'string' },
+      'watchdog-ms': { type: 'string' },
+      metrics: { type: 'boolean' },
+      'metrics-host': { type: 'string' },
+      'metrics-port': { type: 'string' },
+    },
+    paint.err,
+  );
+  if ('error' in parsed) {
+    io.err(parsed.error);
+    return USAGE_EXIT;
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -145,10 +202,47 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) {
-    io.err(`laneway ${command}: expected one app directory\n\n${HELP[command]}`);
-    return 2;
+    const problem = positionals.length === 0 ? `give the directory of the app (laneway ${command} path/to/app)` : `expected one app directory, got ${positionals.length}: ${positionals.join(' ')}`;
+    io.err(usageError(command, problem, paint.err));
+    return USAGE_EXIT;
   }
   const dir = resolve(positionals[0]!);
+  const notADirectory = checkAppDirectory(positionals[0]!, dir);
+  if (notADirectory) {
+    io.err(usageError(command, notADirectory, paint.err));
+    return USAGE_EXIT;
+  }
+  // laneway dev: serve --dev --watch with the development server (src/dev/), made before the first load.
+  const devTools = command === 'dev' ? createDevTools({ root: dir }) : undefined;
+  if (devTools) {
+    values.dev = true;
+    values.watch = true;
+  }
+  // The serving options, checked before anything is loaded. An empty $PORT counts as unset.
+  const serving = !['check', 'routes', 'migrate'].includes(command);
+  const portText = values.port ?? (process.env.PORT || '3000');
+  const portNumber = serving || values.port !== undefined ? parsePort(portText, values.port !== undefined ? '--port' : '$PORT') : 0;
+  if (typeof portNumber === 'string') {
+    io.err(usageError(command, portNumber, paint.err));
+    return USAGE_EXIT;
+  }
+  const log = parseLogFormat(values.log ?? 'pretty');
+  if (log !== 'pretty' && log !== 'json' && log !== 'off') {
+    io.err(usageError(command, log, paint.err));
+    return USAGE_EXIT;
+  }
+  const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
+  if (bodyLimit !== undefined && !(/^\d+$/.test(values['body-limit']!) && Number.isSafeInteger(bodyLimit))) {
+    io.err(usageError(command, `--body-limit ${JSON.stringify(values['body-limit'])} is not a size: give a whole number of bytes`, paint.err));
+    return USAGE_EXIT;
+  }
+  // Workers, watchdog, metrics (src/supervisor/): the default number of workers follows the database.
+  const scaling = readServeScaling(values, values.database ?? process.env.DATABASE_URL, values.watch === true);
+  if ('error' in scaling) {
+    io.err(usageError(command, scaling.error, paint.err));
+    return USAGE_EXIT;
+  }
+  const logger = createLogger(log, io.out, io.err, { timestamps: true, color: { out: io === stdio && colorEnabled(process.stdout), err: io === stdio && colorEnabled(process.stderr) } });
   // The sources map: --source flags > LANEWAY_SOURCES > the sources file (docs/connectors.md).
   const sourcesFile = values.sources !== undefined ? resolve(values.sources) : join(dirname(dir), SOURCES_FILE);
   if (values.sources !== undefined && !existsSync(sourcesFile)) {
@@ -167,6 +261,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 2;
   }
   let sources = read.sources;
+  // The usage errors are behind: from here on, with --log json, every line the command prints is
+  // a JSON object (output.ts).
+  if (log === 'json' && serving) io = jsonIo(logger);
 
   if (command === 'check') {
     // A broken sources file is listed with the app's problems; the app is checked with the entries that are fine.
@@ -180,7 +277,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   // them only with --dev, and refuses to start without it rather than ignore them silently.
   let devUsers: DevUser[] | undefined;
   const devUsersText = process.env[DEV_USERS_ENV];
-  if (command === 'serve' && devUsersText !== undefined && devUsersText.trim() !== '') {
+  if ((command === 'serve' || command === 'dev') && devUsersText !== undefined && devUsersText.trim() !== '') {
     if (!values.dev) {
       io.err(
         `laneway serve: ${DEV_USERS_ENV} is set, which lets anyone sign in as a test user without a provider: that is for development only. ` +
@@ -196,29 +293,33 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     devUsers = parsedUsers.users;
   }
 
-  const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
-  if (bodyLimit !== undefined && !(Number.isInteger(bodyLimit) && bodyLimit >= 0)) {
-    io.err(`laneway ${command}: --body-limit must be a whole number of bytes`);
-    return 2;
-  }
   if (read.diagnostics.length > 0) {
-    for (const d of read.diagnostics) io.err(formatDiagnostic(d));
+    for (const d of read.diagnostics) logger.diagnostic(d);
     io.err(summary(read.diagnostics));
     return 1;
   }
+  // Run-time errors of scripts and views; dev also keeps them for the overlay of their request.
+  const appLog = (message: string, fields: Record<string, unknown>) => logger.error(message, fields);
+  const runtimeLog = devTools ? devTools.captureLog(appLog) : appLog;
   let app;
   try {
-    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources });
+    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog });
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
-    for (const d of err.diagnostics) io.err(formatDiagnostic(d));
+    for (const d of err.diagnostics) logger.diagnostic(d);
     io.err(summary(err.diagnostics));
-    return 1;
+    if (!devTools) return 1;
+    // dev starts anyway: every page answers the problems until a change fixes them.
+    devTools.failed(err.diagnostics);
+    app = devTools.placeholderApp();
   }
 
   const dataOptions = {
     ...(values.data ? { dataDir: resolve(values.data) } : {}),
     ...(values.database ? { databaseUrl: values.database } : {}),
+    // The database's notices (schema changes applied at start, the mail worker) on standard error,
+    // as before, so that standard output starts with the listening line; JSON lines with --log json.
+    log: { info: (message: string) => (log === 'json' ? logger.info(message) : io.err(message)), error: (message: string, fields?: Record<string, unknown>) => logger.error(message, fields) },
   };
   if (command === 'migrate') {
     if (!appHasData(app)) {
@@ -252,18 +353,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
 
   // serve
-  for (const d of app.diagnostics) io.err(formatDiagnostic(d));
-  const port = values.port ?? process.env.PORT ?? '3000';
-  const portNumber = Number(port);
-  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) {
-    io.err(`laneway serve: invalid port "${port}"`);
-    return 2;
-  }
-  const log = (values.log ?? 'pretty') as LogFormat;
-  if (!['pretty', 'json', 'off'].includes(log)) {
-    io.err(`laneway serve: --log must be pretty, json or off`);
-    return 2;
-  }
+  // A worker of `serve --workers N` (src/supervisor/): the primary printed the warnings already.
+  const worker = isWorkerProcess();
+  if (!worker) for (const d of app.diagnostics) logger.diagnostic(d);
   if (appHasData(app)) {
     try {
       await openAppData(app, dataOptions);
@@ -271,8 +363,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       io.err(`laneway serve: ${(err as Error).message}`);
       return 1;
     }
+    logMigrations(app, dataOptions.log);
   }
-  if (devUsers) {
+  if (devUsers && !devTools?.broken) {
     let sites: number;
     try {
       sites = enableDevSignIn(app, devUsers);
@@ -282,17 +375,10 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       return 1;
     }
     // Loud on purpose: a server in this mode lets anyone in as any test user.
-    if (sites > 0) io.err(devWarning(devUsers));
+    if (worker) {
+      // said once, by the primary
+    } else if (sites > 0) io.err(devWarning(devUsers));
     else io.err(`laneway serve: warning: ${DEV_USERS_ENV} is set, but the app has no users (no /👤.yaml): nobody signs in [LW_AUTH_DEV_SIGNIN]`);
-  }
-  let current = app;
-  const server = createServer(app, { log });
-  let address;
-  try {
-    address = await server.listen(portNumber, values.host ?? '127.0.0.1');
-  } catch (err) {
-    io.err(`laneway serve: cannot listen on ${values.host ?? '127.0.0.1'}:${portNumber}: ${(err as Error).message}`);
-    return 1;
   }
   // A reload reads the sources file again; a broken one keeps the last good app serving.
   const reloadApp = (): App => {
@@ -301,43 +387,148 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (typeof again === 'string') throw new Error(again);
     if (again.diagnostics.length > 0) throw new BuildError(again.diagnostics);
     sources = again.sources;
-    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources });
+    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog });
   };
-  const watched = { sourcesFile, localDirs: () => localSourceDirs(dir, sources) };
-  const unwatch = values.watch ? watchApp(dir, watched, reloadApp, (next) => {
+  // Several workers (src/supervisor/): this process has checked the app and its data; it supervises
+  // the workers, or, started by the supervisor, it is one of them.
+  if (scaling.workers > 1 || worker) {
+    return serveSupervised({
+      app,
+      closeApp: closeAppData,
+      workers: scaling.workers,
+      host: values.host ?? '127.0.0.1',
+      port: portNumber,
+      args: argv,
+      logger,
+      announce: (url) => logger.listening(url, { workers: scaling.workers }),
+      watchdogMs: scaling.watchdogMs,
+      metrics: scaling.metrics,
+      // SIGHUP: the app from its files again, and its data brought to the definitions, before new workers start.
+      checkReload: async () => {
+        let next: App;
+        try {
+          next = reloadApp();
+        } catch (err) {
+          if (!(err instanceof BuildError)) {
+            io.err(`laneway serve: ${(err as Error).message}`);
+            return false;
+          }
+          for (const d of err.diagnostics) logger.diagnostic(d);
+          io.err(summary(err.diagnostics));
+          return false;
+        }
+        for (const d of next.diagnostics) logger.diagnostic(d);
+        if (!appHasData(next)) return true;
+        try {
+          await openAppData(next, dataOptions);
+        } catch (err) {
+          io.err(`laneway serve: ${(err as Error).message}`);
+          return false;
+        }
+        logMigrations(next, dataOptions.log);
+        await closeAppData(next);
+        return true;
+      },
+    });
+  }
+  let current = app;
+  // Metrics (--metrics, --metrics-port): counted by an observer of the request function.
+  const metrics = scaling.metrics.enabled ? new HttpMetrics() : undefined;
+  const server = createServer(app, {
+    log: logger,
+    ...(devTools && { devHooks: devTools.hooks }),
+    ...(metrics && { observe: metrics.observe, platform: scaling.metrics.port === undefined ? { metrics: () => metrics.render() } : {} }),
+  });
+  let address;
+  try {
+    address = await server.listen(portNumber, values.host ?? '127.0.0.1');
+  } catch (err) {
+    // What to change (--port, --host) and, for a port in use, who holds it (listen-error.ts).
+    const { message, fields } = describeListenError(err, values.host ?? '127.0.0.1', portNumber);
+    if (log === 'json') logger.error(message, fields);
+    else io.err(paint.err.red(`laneway ${command}: ${message}`));
+    await closeAppData(current);
+    return 1;
+  }
+  // --metrics-port: the metrics on a bind of their own, and only there.
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  if (metrics && scaling.metrics.port !== undefined) {
+    const where = `${scaling.metrics.host}:${scaling.metrics.port}`;
+    try {
+      metricsServer = await serveMetrics(scaling.metrics.host ?? '127.0.0.1', scaling.metrics.port, () => metrics.render());
+    } catch (err) {
+      logger.error(`cannot serve the metrics on ${where}: ${(err as Error).message}`);
+      await server.close();
+      await closeAppData(current);
+      return 1;
+    }
+    logger.info(`metrics on ${metricsServer.url}`);
+  }
+  /**
+   * One burst of changes (--watch, dev): load the app again, open its store, serve it. A reload
+   * that fails keeps the last good app serving (dev: every page shows the problems instead).
+   */
+  const rebuild = async (changed: string[], watchDirs: () => Promise<void>): Promise<void> => {
+    let next: App;
+    try {
+      next = reloadApp();
+    } catch (err) {
+      if (!(err instanceof BuildError)) {
+        io.err(`laneway ${command}: ${(err as Error).message}; still serving the last good version`);
+        return;
+      }
+      for (const d of err.diagnostics) logger.diagnostic(d);
+      io.err(`${summary(err.diagnostics)}; ${devTools ? 'every page shows the problems until they are fixed' : 'still serving the last version that compiled'}`);
+      devTools?.failed(err.diagnostics, changed);
+      return;
+    }
+    // A nested site or connector named from now on is watched before the app that uses it serves.
+    await watchDirs();
     // The reloaded app gets its own store connection (the schema may have changed); the old one closes.
     const previous = current;
+    try {
+      await openAppData(next, dataOptions);
+    } catch (err) {
+      io.err(`laneway ${command}: the reloaded app's database could not be opened: ${(err as Error).message}; still serving the last good version`);
+      return;
+    }
     // The reloaded app's sign-in gets the test users again (each load makes its own).
-    const ready = openAppData(next, dataOptions).then(
-      () => {
-        if (!devUsers) return;
-        try {
-          enableDevSignIn(next, devUsers);
-        } catch (err) {
-          void closeAppData(next);
-          throw new Error(`${(err as Error).message} [LW_AUTH_DEV_USERS]`);
-        }
-      },
-      (err: Error) => {
-        throw new Error(`the reloaded app's database could not be opened: ${err.message}`);
-      },
-    );
-    ready.then(
-      () => {
-        current = next;
-        server.replace(next);
-        void closeAppData(previous);
-      },
-      (err: Error) => io.err(`laneway serve: ${err.message}; still serving the last good version`),
-    );
-  }, io) : undefined;
+    if (devUsers) {
+      try {
+        enableDevSignIn(next, devUsers);
+      } catch (err) {
+        void closeAppData(next);
+        io.err(`laneway ${command}: ${(err as Error).message} [LW_AUTH_DEV_USERS]; still serving the last good version`);
+        return;
+      }
+    }
+    current = next;
+    server.replace(next);
+    void closeAppData(previous);
+    io.out('reloaded');
+    devTools?.built(changed);
+  };
+  // The app's files, those of the nested sites and local connectors it names (outside it too),
+  // and the sources file; not the data directory (src/dev/watcher.ts).
+  const watcher = values.watch
+    ? await watchAppFiles({
+        root: dir,
+        files: [sourcesFile],
+        dirs: () => localSourceDirs(dir, sources),
+        ignore: [values.data, process.env.LANEWAY_DATA].filter((d): d is string => !!d).map((d) => resolve(d)),
+        onChange: rebuild,
+        onError: (err) => io.err(`laneway ${command}: warning: the file watcher failed: ${err.message}; changes may be missed [LW_DEV_WATCH]`),
+      })
+    : undefined;
   // Handlers first, then the line that tells a supervisor the server is ready.
   const stopped = new Promise<number>((resolveExit) => {
     let stopping = false;
     const stop = () => {
       if (stopping) return;
       stopping = true;
-      unwatch?.();
+      void watcher?.close();
+      devTools?.close();
+      void metricsServer?.close();
       server.close().then(() => closeAppData(current)).then(() => resolveExit(0));
     };
     process.on('SIGTERM', stop);
@@ -352,7 +543,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (typeof r?.requestId === 'string') fields.id = r.requestId;
     io.err(`laneway serve: unhandled rejection (please report it): ${JSON.stringify(fields)}`);
   });
-  io.out(`listening on ${address.url}`);
+  logger.listening(address.url, { host: address.host, port: address.port });
   return stopped;
 }
 
@@ -374,6 +565,12 @@ function enableDevSignIn(app: App, users: readonly DevUser[]): number {
   return sites;
 }
 
+/** Logs the schema changes the start applied (additive ones), app and nested sites: none when the database was up to date. */
+function logMigrations(app: App, logger: { info(message: string): void }): void {
+  for (const c of app.data?.store?.migration.applied ?? []) logger.info(`database: ${c.model}: ${c.description} (applied at start)`);
+  for (const m of app.mounts) logMigrations(m.app, logger);
+}
+
 /** The line `serve --dev` prints when test users may sign in. */
 function devWarning(users: readonly DevUser[]): string {
   const names = users.map((u) => u.name).join(', ');
@@ -381,114 +578,4 @@ function devWarning(users: readonly DevUser[]): string {
     `WARNING: development sign-in is on (--dev, ${DEV_USERS_ENV}): anyone who can reach this server can sign in as ${names}, ` +
     `from the sign-in page or with a POST to /__/auth/dev/<id>. Never serve real users this way. [LW_AUTH_DEV_SIGNIN]`
   );
-}
-
-/**
- * Reloads the app when a file changes (debounced): a file under `dir`, under a directory the app
- * names (nested sites, local connectors: `watched.localDirs()`, asked again after every reload
- * attempt, so a new mount is watched from the next change on), or the sources file. Changes to
- * dot-files and under dot-directories (`.laneway/` data, `.git/`) and `node_modules/` are ignored:
- * the loader never reads the directories, and dot-files are private. A reload that fails to
- * compile prints its problems and keeps the last good app serving.
- */
-function watchApp(dir: string, watched: { sourcesFile: string; localDirs: () => string[] }, load: () => App, swap: (app: App) => void, io: Io): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  /** Recursive watchers of the directories outside `dir` the app names, by real path. */
-  const watchers = new Map<string, FSWatcher>();
-  const schedule = () => {
-    if (closed) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(reload, 100);
-  };
-  const ignored = (name: string | Buffer | null): boolean => {
-    if (name === null) return false;
-    // Dot-directories are never walked; dot-files are private (editors' swap files among them).
-    return String(name)
-      .split(/[\\/]/)
-      .some((d) => (d.startsWith('.') && d !== '.well-known') || d === 'node_modules');
-  };
-  const open = (path: string, recursive: boolean, onChange: (name: string | Buffer | null) => void, onGone?: (w: FSWatcher) => void): FSWatcher | undefined => {
-    try {
-      const w = watch(path, { recursive }, (_event, name) => onChange(name));
-      // A directory that goes away (a checkout removed) ends its watcher, never the server.
-      w.on('error', () => {
-        w.close();
-        onGone?.(w);
-      });
-      return w;
-    } catch {
-      return undefined; // missing: the next reload says why
-    }
-  };
-  const real = (d: string): string => {
-    try {
-      return realpathSync(d);
-    } catch {
-      return resolve(d);
-    }
-  };
-  const inside = (d: string, parent: string) => d === parent || d.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-  const root = real(dir);
-  const mine = open(dir, true, (name) => {
-    if (!ignored(name)) schedule();
-  });
-  // The sources file: its directory, for editors that replace the file rather than write it.
-  const file = basename(watched.sourcesFile);
-  const sourcesWatcher = open(dirname(watched.sourcesFile), false, (name) => {
-    if (name === null || String(name) === file) schedule();
-  });
-  /** Watches the directories the app names now, and only those (outside the app's own). */
-  const sync = () => {
-    let dirs: string[];
-    try {
-      dirs = watched.localDirs().map(real);
-    } catch {
-      return;
-    }
-    const unique = [...new Set(dirs)];
-    const wanted = unique.filter((d) => !inside(d, root) && !unique.some((o) => o !== d && inside(d, o)));
-    for (const [d, w] of watchers) {
-      if (wanted.includes(d)) continue;
-      w.close();
-      watchers.delete(d);
-    }
-    for (const d of wanted) {
-      if (watchers.has(d)) continue;
-      const w = open(
-        d,
-        true,
-        (name) => {
-          if (!ignored(name)) schedule();
-        },
-        // Opened again by the next sync if the directory comes back.
-        (gone) => {
-          if (watchers.get(d) === gone) watchers.delete(d);
-        },
-      );
-      if (w) watchers.set(d, w);
-    }
-  };
-  const reload = () => {
-    timer = undefined;
-    try {
-      swap(load());
-      io.out('reloaded');
-    } catch (err) {
-      if (!(err instanceof BuildError)) throw err;
-      for (const d of err.diagnostics) io.err(formatDiagnostic(d));
-      io.err(`${summary(err.diagnostics)}; still serving the last version that compiled`);
-    } finally {
-      if (!closed) sync();
-    }
-  };
-  sync();
-  return () => {
-    closed = true;
-    if (timer) clearTimeout(timer);
-    mine?.close();
-    sourcesWatcher?.close();
-    for (const w of watchers.values()) w.close();
-    watchers.clear();
-  };
 }

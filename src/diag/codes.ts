@@ -16,7 +16,9 @@ import { SESSION_CODES } from './codes-session.js';
 import { MAIL_CODES } from './codes-mail.js';
 import { IMAGE_CODES } from './codes-images.js';
 import { AUTH_CODES } from './codes-auth.js';
+import { DEV_CODES } from './codes-dev.js';
+import { SERVE_CODES } from './codes-serve.js';
 
-export const CODES = { ...APP_CODES, ...TEMPLATE_CODES, ...SCRIPT_CODES, ...CSP_CODES, ...MODEL_CODES, ...CONTENT_CODES, ...EVENTS_CODES, ...SETTINGS_CODES, ...SESSION_CODES, ...FORM_CODES, ...MAIL_CODES, ...IMAGE_CODES, ...AUTH_CODES } as const;
+export const CODES = { ...APP_CODES, ...TEMPLATE_CODES, ...SCRIPT_CODES, ...CSP_CODES, ...MODEL_CODES, ...CONTENT_CODES, ...EVENTS_CODES, ...SETTINGS_CODES, ...SESSION_CODES, ...FORM_CODES, ...MAIL_CODES, ...IMAGE_CODES, ...AUTH_CODES, ...DEV_CODES, ...SERVE_CODES } as const;
 
 export type Code = keyof typeof CODES;

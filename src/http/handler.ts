@@ -8,6 +8,9 @@
  *   4. look the path up in the router: found / wrong method (405, OPTIONS 204) / nothing (404)
  *   5. run the endpoint and send its Reply (an event stream stays open until it ends)
  *   6. anything unexpected: 500, logged with the request id; the process never goes down
+ *
+ * `laneway dev` adds a step 0 and a last touch through `DevHooks` (src/dev/); without them, as in
+ * production, the function is exactly the steps above.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +24,35 @@ import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * Told of each request the function answers itself (server.ts passes it on; the supervisor's
+ * in-flight table and the metrics use it): its id, method and path (never the query), and its
+ * response, whose 'close' ends the request. The function writes the route pattern that answers
+ * into the returned record once it knows it (nested sites: with the mount's prefix). Without an
+ * observer, as by default, it costs one `undefined` check per request.
+ */
+export type RequestObserver = (id: string, method: string, path: string, res: ServerResponse) => ObservedRequest;
+
+/** What the request function tells an observer after the start of a request. */
+export interface ObservedRequest {
+  route: string;
+}
+
+/** The observer of a nested site's requests: paths and routes get the mount's prefix. */
+function underMount(observe: RequestObserver, prefix: string): RequestObserver {
+  return (id, method, path, res) => {
+    const seen = observe(id, method, prefix + path, res);
+    return {
+      get route() {
+        return seen.route;
+      },
+      set route(route: string) {
+        seen.route = prefix + route;
+      },
+    };
+  };
+}
+
 const ID_PREFIX = randomBytes(3).toString('hex');
 let counter = 0;
 
@@ -32,8 +64,32 @@ export function nextRequestId(): string {
 /** What ends an open event stream when the server stops (server.ts calls each). */
 export type StreamStopper = () => void;
 
-/** `streams`: where open event streams register their stopper while they are open (server.ts). */
-export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>): RequestHandler {
+/**
+ * Development hooks (`laneway dev`, src/dev/): the only way development features reach the request
+ * function. Never given in production, where they cost one `undefined` check per reply.
+ */
+export interface DevHooks {
+  /**
+   * Step 0, before anything else: answers the development endpoints (`/__/dev/…`), and every
+   * request while the app does not compile (the error overlay). Returns the status sent, or a
+   * Promise of it settled when the answer ends (an event stream); undefined lets the app answer.
+   * Called by the top-level app's request function only (nested sites are under it).
+   */
+  intercept?(req: IncomingMessage, res: ServerResponse, id: string): number | Promise<number> | undefined;
+  /**
+   * The last touch on every reply before it is sent: HTML pages get the live-reload client (and
+   * its sources in their policy), errors of 500 and more become the error overlay. `root`: the
+   * directory of the app that answered (a nested site's own); `error`: what was thrown, for the
+   * answer to an unexpected error (step 6). Returns the reply to send.
+   */
+  decorate(reply: Reply, request: Pick<RequestInfo, 'id' | 'method' | 'path' | 'headers' | 'acceptsJson'>, context: { root: string; error?: unknown }): Reply;
+}
+
+/**
+ * `streams`: where open event streams register their stopper while they are open (server.ts).
+ * `devHooks`: development only (see DevHooks). `observe`: see RequestObserver.
+ */
+export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>, devHooks?: DevHooks, observe?: RequestObserver): RequestHandler {
   const bodyLimit = app.options.bodyLimit;
   const trustedOrigins: ReadonlySet<string> = new Set(app.settings.trustedOrigins);
   const eventSettings = app.settings.events;
@@ -63,10 +119,14 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
         return sendReply(req, res, reply, dir, info);
       }
     }
-    return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, message, detail), { headers });
+    // A server error's page names the request id the log line has (issue 13), when its message does not already.
+    const shown = status >= 500 && !message.includes(info.id) ? `${message} The error was logged with id ${info.id}.` : message;
+    return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, shown, detail), { headers });
   }
 
   function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, dir: string, info: RequestInfo): number | Promise<number> {
+    // Development (DevHooks): the live-reload client on pages, the overlay for errors.
+    if (devHooks) reply = devHooks.decorate(reply, info, { root: app.root });
     reply = withRequestId(reply, info.id);
     switch (reply.type) {
       case 'asset':
@@ -137,13 +197,21 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       const json = prefersJson(req.headers.accept);
       const headers: Record<string, string> = { 'X-Request-Id': id };
       if (status === 413) headers['Connection'] = 'close';
-      sendBody(req, res, status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(status, message) : errorHtml(status, message), { headers });
+      // Development (DevHooks): the overlay, with what was thrown, instead of the generic page.
+      const page = devHooks?.decorate({ type: 'error', status, code: err instanceof LanewayError ? err.code : 'LW_HTTP_INTERNAL', message }, { id, method: req.method ?? 'GET', path, headers: req.headers, acceptsJson: json }, { root: app.root, error: err });
+      if (page?.type === 'body') sendBody(req, res, page.status, page.contentType, page.body, { headers: { ...page.headers, ...headers } });
+      else sendBody(req, res, status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(status, message) : errorHtml(status, message), { headers });
     }
     logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start });
   }
 
   // Nested sites: requests under `prefix/` are answered by the child app's own request function.
-  const children = app.mounts.map((m) => ({ prefix: m.prefix.split('/').map(encodeURIComponent).join('/'), handle: createHandler(m.app, logger, streams) }));
+  // They share the development hooks, but not step 0 (the top-level app's handler took it).
+  const childHooks: DevHooks | undefined = devHooks && { decorate: devHooks.decorate };
+  const children = app.mounts.map((m) => {
+    const prefix = m.prefix.split('/').map(encodeURIComponent).join('/');
+    return { prefix, handle: createHandler(m.app, logger, streams, childHooks, observe && underMount(observe, prefix)) };
+  });
 
   return function handle(req, res) {
     const start = performance.now();
@@ -153,6 +221,14 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     const q = url.indexOf('?');
     const rawPath = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
+    // 0. Development only (DevHooks): /__/dev/…, or the overlay of an app that does not compile.
+    const intercepted = devHooks?.intercept?.(req, res, id);
+    if (intercepted !== undefined) {
+      const log = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
+      if (typeof intercepted === 'number') log(intercepted);
+      else intercepted.then(log, (err) => fail(req, res, id, err, start, rawPath));
+      return;
+    }
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
       if (rawPath.startsWith(child.prefix + '/')) {
@@ -166,6 +242,8 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
         return;
       }
     }
+    // The observer (RequestObserver: in-flight table, metrics) learns of requests this app answers.
+    const seen = observe?.(id, method, rawPath, res);
     const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
     try {
       // 1. Path.
@@ -188,6 +266,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       // 2b. Images of the app's records (app/images.ts): uploads carry their own size limit (10 MB).
       const images = app.data?.images;
       if (images && rawPath.startsWith('/__/images/')) {
+        if (seen) seen.route = '/__/images/';
         const length = headers['content-length'];
         const json = prefersJson(headers.accept);
         images
@@ -203,6 +282,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       // 2c. Sign-in and sign-out (app/auth.ts): POST to start, the provider's callback, sign-out.
       const auth = app.data?.auth;
       if (auth && rawPath.startsWith('/__/auth/')) {
+        if (seen) seen.route = '/__/auth/';
         const json = prefersJson(headers.accept);
         auth
           .answer(method, rawPath, new URLSearchParams(query), headers)
@@ -226,6 +306,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       // 4. Route.
       const match = app.router.match(method, path);
       if (match.kind === 'found') {
+        if (seen) seen.route = match.value.pattern;
         // 5. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
         const info = requestInfo(req, id, path.key, query, match.params);
         if (match.value.kind === 'events' && !admitStream(req, res)) {

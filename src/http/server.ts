@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { takeFreshAssets, type App } from '../app/index.js';
 import { precompressAssets } from './send.js';
-import { createHandler, nextRequestId, type StreamStopper } from './handler.js';
+import { createHandler, nextRequestId, type DevHooks, type RequestObserver, type StreamStopper } from './handler.js';
+import { createPlatformRoutes, type PlatformOptions } from './health.js';
 import { createLogger, type Logger, type LogFormat } from './log.js';
 
 export interface ServerOptions {
@@ -20,6 +21,12 @@ export interface ServerOptions {
   keepAliveTimeoutMs?: number;
   /** Longest wait for in-flight requests when stopping (default 10 s). */
   shutdownTimeoutMs?: number;
+  /** `laneway dev` only (src/dev/): live reload and the error overlay; see DevHooks in handler.ts. */
+  devHooks?: DevHooks;
+  /** Told of every request (metrics, the supervisor's in-flight table); see RequestObserver in handler.ts. */
+  observe?: RequestObserver;
+  /** `/__/health` and `/__/ready` are always answered; `/__/metrics` when `platform.metrics` is given (health.ts). */
+  platform?: PlatformOptions;
 }
 
 export interface LanewayServer {
@@ -53,9 +60,12 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
   const logger = typeof options.log === 'object' ? options.log : createLogger(options.log ?? 'pretty');
   // Open event streams, ended at once by close() rather than waited for.
   const streams = new Set<StreamStopper>();
-  let handler = createHandler(app, logger, streams);
+  let handler = createHandler(app, logger, streams, options.devHooks, options.observe);
+  let current = app;
   let inFlight = 0;
   let idle: (() => void) | undefined;
+  let closing = false;
+  const platform = createPlatformRoutes({ app: () => current, stopping: () => closing, logger }, options.platform);
   const headersTimeout = options.headersTimeoutMs ?? 20_000;
   const server = createHttpServer(
     {
@@ -68,8 +78,13 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
     (req, res) => {
       inFlight++;
       res.once('close', () => {
-        if (--inFlight === 0) idle?.();
+        inFlight--;
+        idle?.();
       });
+      // Stopping: the connection closes after this answer rather than wait idle for another request.
+      if (closing) res.shouldKeepAlive = false;
+      // /__/health, /__/ready, /__/metrics (health.ts), before the app: no access line, not counted.
+      if (platform(req, res)) return;
       handler(req, res);
     },
   );
@@ -91,7 +106,8 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
     server,
     logger,
     replace(next) {
-      handler = createHandler(next, logger, streams);
+      current = next;
+      handler = createHandler(next, logger, streams, options.devHooks, options.observe);
       void precompressAssets(takeFreshAssets());
     },
     listen(port, host) {
@@ -108,20 +124,20 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
       });
     },
     close() {
+      closing = true;
       return new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        for (const stop of [...streams]) stop();
-        const finish = () => {
-          server.closeAllConnections();
-        };
-        if (inFlight === 0) return finish();
-        const timer = setTimeout(finish, options.shutdownTimeoutMs ?? 10_000);
+        // Stops accepting; Node also closes the idle keep-alive connections now. A connection
+        // accepted but not read yet is not idle (a supervisor's worker may be handed one just
+        // before it stops): its request is answered, like the ones in flight, each with
+        // Connection: close; a connection that falls idle after its answer is closed then.
+        const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
         timer.unref();
-        idle = () => {
+        server.close(() => {
           clearTimeout(timer);
-          finish();
-        };
+          resolve();
+        });
+        for (const stop of [...streams]) stop();
+        idle = () => server.closeIdleConnections();
       });
     },
   };

@@ -1,0 +1,4 @@
+/** Codes of the development server (`laneway dev`, `serve --watch`; src/dev). */
+export const DEV_CODES = {
+  LW_DEV_WATCH: 'The file watcher of `laneway dev` or `serve --watch` failed (a system limit on watched files, an unreadable directory): changes may be missed.',
+} as const;

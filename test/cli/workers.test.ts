@@ -1,0 +1,345 @@
+/**
+ * `laneway serve --workers N` (issue 13, items 6 and 7; docs/deploy.md), run as users run it:
+ * bin/laneway in a child process, on 127.0.0.1, port 0. Which worker answered is read from the
+ * supervisor's log lines (`worker N listening (pid P)`) and from the per-worker series of
+ * /__/metrics. Nothing here depends on the machine's speed: every wait is for a log line or an
+ * answer, with a generous limit; the only duration asserted is the watchdog's, to its order of
+ * magnitude.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rawRequest, writeApp } from '../helpers.js';
+import { readServeScaling, restartDelay, TEST_BLOCK_ENV } from '../../src/supervisor/index.js';
+
+const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/workers-app', import.meta.url));
+const WAIT_MS = 60_000;
+
+/** A log line of `--log json` (a line that is not JSON is kept as its text). */
+interface LogLine {
+  type: string;
+  message: string;
+  [field: string]: unknown;
+}
+
+/** A `laneway serve` child process and every line it wrote. */
+class Served {
+  readonly lines: LogLine[] = [];
+  readonly exited: Promise<number | null>;
+  port = 0;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(readonly child: ChildProcessByStdio<null, Readable, Readable>) {
+    for (const stream of [child.stdout, child.stderr]) {
+      let buffered = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        buffered += chunk;
+        let nl;
+        while ((nl = buffered.indexOf('\n')) !== -1) {
+          const text = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          let line: LogLine;
+          try {
+            line = JSON.parse(text) as LogLine;
+          } catch {
+            line = { type: 'text', message: text };
+          }
+          this.lines.push(line);
+          for (const w of [...this.#waiters]) w();
+        }
+      });
+    }
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+    void this.exited.then(() => {
+      for (const w of [...this.#waiters]) w();
+    });
+  }
+
+  /** The first line (after `from`, an index into `lines`) that `match` accepts. */
+  waitFor(match: (l: LogLine) => boolean, what: string, from = 0): Promise<LogLine> {
+    return new Promise((resolve, reject) => {
+      let exited = false;
+      void this.exited.then(() => (exited = true));
+      const check = () => {
+        const found = this.lines.slice(from).find(match);
+        if (found) return done(() => resolve(found));
+        if (exited) return done(() => reject(new Error(`exited before ${what}:\n${this.text()}`)));
+      };
+      const timer = setTimeout(() => done(() => reject(new Error(`no ${what} within ${WAIT_MS / 1000} s:\n${this.text()}`))), WAIT_MS);
+      const done = (settle: () => void) => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+        settle();
+      };
+      this.#waiters.add(check);
+      check();
+    });
+  }
+
+  /** Pids of the workers that said they listen (from line `from` on). */
+  listening(from = 0): Array<{ worker: number; pid: number }> {
+    return this.lines.slice(from).flatMap((l) => {
+      const m = /^worker (\d+) listening \(pid (\d+)\)$/.exec(l.message ?? '');
+      return m ? [{ worker: Number(m[1]), pid: Number(m[2]) }] : [];
+    });
+  }
+
+  text(): string {
+    return this.lines.map((l) => (l.type === 'text' ? l.message : JSON.stringify(l))).join('\n');
+  }
+
+  get(path: string) {
+    return rawRequest(this.port, 'GET', path);
+  }
+
+  /** SIGTERM, then the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    return this.exited;
+  }
+}
+
+const running = new Set<Served>();
+after(async () => {
+  for (const s of running) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+});
+
+async function serve(dir: string, args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', dir, '--port', '0', '--log', 'json', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORT: '', DATABASE_URL: '', NO_COLOR: '1', ...env },
+  });
+  const s = new Served(child);
+  running.add(s);
+  const line = await s.waitFor((l) => l.type === 'listening', 'listening line');
+  s.port = Number(new URL(String(line.url)).port);
+  return s;
+}
+
+/** A copy of the fixture app that a test may change. */
+function copyApp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'laneway-workers-'));
+  cpSync(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+/** The samples of a Prometheus exposition: name, labels, value. */
+function samples(text: string): Array<{ name: string; labels: Record<string, string>; value: number }> {
+  return text
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(l);
+      assert.ok(m, `not a sample line: ${l}`);
+      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1]!, x[2]!]));
+      return { name: m[1]!, labels, value: Number(m[3]) };
+    });
+}
+
+describe('serve --workers 2', () => {
+  it('starts two workers on one port; both answer; /__/metrics adds their counts up', async () => {
+    const s = await serve(FIXTURE, ['--workers', '2', '--metrics']);
+    const workers = s.listening();
+    assert.equal(workers.length, 2, s.text());
+    assert.notEqual(workers[0]!.pid, workers[1]!.pid);
+    for (let i = 0; i < 20; i++) {
+      const r = await s.get('/items/a');
+      assert.equal(r.status, 200);
+    }
+    const metrics = await s.get('/__/metrics');
+    assert.equal(metrics.status, 200);
+    assert.match(String(metrics.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    const all = samples(metrics.text);
+    const perWorker = all.filter((x) => x.name === 'laneway_worker_requests_total');
+    assert.deepEqual(perWorker.map((x) => Number(x.labels.pid)).sort(), workers.map((w) => w.pid).sort());
+    for (const x of perWorker) assert.ok(x.value > 0, `worker ${x.labels.worker} answered no request:\n${metrics.text}`);
+    const total = all.find((x) => x.name === 'laneway_http_requests_total' && x.labels.route === '/items/{item}' && x.labels.status === '200');
+    assert.equal(total?.value, 20);
+    assert.equal(await s.stop(), 0);
+  });
+
+  it('replaces a worker killed with SIGKILL, and requests keep succeeding', async () => {
+    const s = await serve(FIXTURE, ['--workers', '2', '--metrics']);
+    const [victim, survivor] = s.listening();
+    const mark = s.lines.length;
+    process.kill(victim!.pid, 'SIGKILL');
+    const crash = await s.waitFor((l) => l.code === 'LW_SERVE_WORKER_CRASHED', 'crash line', mark);
+    assert.equal(crash.pid, victim!.pid);
+    assert.match(crash.message, /exited unexpectedly \(signal SIGKILL\)/);
+    // The supervisor has taken the dead worker out of the rotation: the other one answers.
+    for (let i = 0; i < 5; i++) assert.equal((await s.get('/items/b')).status, 200);
+    await s.waitFor((l) => /^worker \d+ listening/.test(l.message ?? ''), 'replacement', mark);
+    const replacement = s.listening(mark)[0]!;
+    assert.ok(![victim!.pid, survivor!.pid].includes(replacement.pid));
+    for (let i = 0; i < 20; i++) assert.equal((await s.get('/items/c')).status, 200);
+    const perWorker = samples((await s.get('/__/metrics')).text).filter((x) => x.name === 'laneway_worker_requests_total');
+    assert.ok(perWorker.some((x) => Number(x.labels.pid) === replacement.pid && x.value > 0), 'the replacement answers');
+    assert.ok(!perWorker.some((x) => Number(x.labels.pid) === victim!.pid));
+    const restarts = samples((await s.get('/__/metrics')).text).find((x) => x.name === 'laneway_worker_restarts_total' && x.labels.reason === 'crashed');
+    assert.equal(restarts?.value, 1);
+    assert.equal(await s.stop(), 0);
+  });
+
+  it('SIGHUP reloads the app: new workers on the new files, then the old ones drain; no request fails', async () => {
+    const dir = copyApp();
+    try {
+      const s = await serve(dir, ['--workers', '2']);
+      const first = s.listening();
+      let stop = false;
+      const failures: string[] = [];
+      const seen = new Set<string>();
+      let answered = 0;
+      // Four clients, each a fresh connection per request, for as long as the reload takes.
+      const clients = Array.from({ length: 4 }, async () => {
+        while (!stop) {
+          try {
+            const r = await s.get('/');
+            const version = /version (one|two)/.exec(r.text)?.[1];
+            if (r.status !== 200 || !version) failures.push(`${r.status} ${r.text.slice(0, 80)}`);
+            else seen.add(version);
+            answered++;
+          } catch (err) {
+            failures.push((err as Error).message);
+          }
+        }
+      });
+      while (answered < 20) await new Promise((r) => setTimeout(r, 20));
+      writeFileSync(join(dir, 'index.html'), '<!doctype html>\n<html><head><title>Workers</title></head>\n<body><p id="version">version two</p></body></html>\n');
+      const mark = s.lines.length;
+      s.child.kill('SIGHUP');
+      await s.waitFor((l) => /^reloaded: 2 workers on the new build/.test(l.message ?? ''), 'reloaded line', mark);
+      // Both old workers finish and exit.
+      for (const old of first) await s.waitFor((l) => l.message === `worker ${old.worker} (pid ${old.pid}) stopped (code 0)`, `worker ${old.worker} stopped`, mark);
+      const before = answered;
+      while (answered < before + 20) await new Promise((r) => setTimeout(r, 20));
+      stop = true;
+      await Promise.all(clients);
+      assert.deepEqual(failures, []);
+      assert.deepEqual([...seen].sort(), ['one', 'two']);
+      // From now on, only the new build answers.
+      for (let i = 0; i < 10; i++) assert.match((await s.get('/')).text, /version two/);
+      const second = s.listening(mark);
+      assert.equal(second.length, 2);
+      assert.ok(second.every((w) => !first.some((f) => f.pid === w.pid)));
+      assert.equal(await s.stop(), 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a reload that does not compile prints the problems and keeps the workers serving', async () => {
+    const dir = copyApp();
+    try {
+      const s = await serve(dir, ['--workers', '2']);
+      const workers = s.listening();
+      const mark = s.lines.length;
+      writeFileSync(join(dir, 'index.html'), '<p>version two</p>');
+      writeFileSync(join(dir, 'ping', 'GET.js'), 'var x = 1;\n({ x });\n');
+      s.child.kill('SIGHUP');
+      const failed = await s.waitFor((l) => l.code === 'LW_SERVE_RELOAD_FAILED', 'reload failure', mark);
+      assert.match(failed.message, /the workers keep serving/);
+      assert.ok(s.lines.slice(mark).some((l) => l.code === 'LW_SCRIPT_VAR' && l.file === 'ping/GET.js'), s.text());
+      for (let i = 0; i < 10; i++) assert.match((await s.get('/')).text, /version one/);
+      assert.equal(s.listening(mark).length, 0, 'no new worker started');
+      assert.deepEqual(s.listening(), workers);
+      assert.equal(await s.stop(), 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('kills and replaces a worker whose event loop is blocked, naming the request it was running', async () => {
+    // TEST ONLY switch (src/supervisor/worker.ts): a request to /ping blocks the worker's event loop.
+    const s = await serve(FIXTURE, ['--workers', '2', '--watchdog-ms', '2000'], { NODE_ENV: 'test', [TEST_BLOCK_ENV]: '/ping' });
+    const before = s.listening();
+    const mark = s.lines.length;
+    const blockedRequest = s.get('/ping').then(
+      (r) => `answered ${r.status}`,
+      (err: Error) => err.message,
+    );
+    const report = await s.waitFor((l) => l.code === 'LW_SERVE_WORKER_BLOCKED', 'watchdog report', mark);
+    assert.equal(report.method, 'GET');
+    assert.equal(report.path, '/ping');
+    assert.match(String(report.id), /^[0-9a-f]{6}-[0-9a-z]+$/);
+    assert.match(report.message, /while running GET \/ping \(request [0-9a-f]{6}-[0-9a-z]+/);
+    // The threshold, to its order of magnitude: not before it, and not ten times later.
+    assert.ok(Number(report.blockedMs) >= 2000 && Number(report.blockedMs) < 20_000, String(report.blockedMs));
+    const blocked = before.find((w) => w.pid === report.pid);
+    assert.ok(blocked, 'the report names one of the workers');
+    const replaced = await s.waitFor((l) => l.code === 'LW_SERVE_WORKER_CRASHED', 'replacement line', mark);
+    assert.equal(replaced.pid, blocked.pid);
+    assert.match(replaced.message, /killed by the supervisor \(blocked event loop\)/);
+    assert.notEqual(await blockedRequest, 'answered 200');
+    await s.waitFor((l) => /^worker \d+ listening/.test(l.message ?? ''), 'replacement listening', mark);
+    for (let i = 0; i < 10; i++) assert.equal((await s.get('/items/a')).status, 200);
+    assert.equal(await s.stop(), 0);
+  });
+
+  it('exits 0 on SIGINT too, after draining', async () => {
+    const s = await serve(FIXTURE, ['--workers', '2']);
+    const workers = s.listening();
+    assert.equal((await s.get('/')).status, 200);
+    s.child.kill('SIGINT');
+    assert.equal(await s.exited, 0);
+    for (const w of workers) assert.ok(s.lines.some((l) => l.message === `worker ${w.worker} (pid ${w.pid}) stopped (code 0)`), s.text());
+  });
+
+  it('--metrics-port: the primary serves the metrics there, and only there', async () => {
+    const s = await serve(FIXTURE, ['--workers', '2', '--metrics-port', '0']);
+    const where = await s.waitFor((l) => /^metrics on /.test(l.message ?? ''), 'metrics line');
+    const url = new URL(String(where.message).slice('metrics on '.length));
+    assert.equal(url.hostname, '127.0.0.1');
+    assert.equal((await s.get('/items/a')).status, 200);
+    assert.equal((await s.get('/__/metrics')).status, 404, 'never on the public port');
+    const metrics = await rawRequest(Number(url.port), 'GET', '/__/metrics');
+    assert.equal(metrics.status, 200);
+    assert.equal(samples(metrics.text).find((x) => x.name === 'laneway_http_requests_total' && x.labels.route === '/items/{item}')?.value, 1);
+    assert.equal(await s.stop(), 0);
+  });
+
+  it('an app that does not compile: the problems once, exit 1, no worker started', () => {
+    const dir = writeApp({ '/a/GET.js': 'var x = 1;\n({ x });\n' });
+    const r = spawnSync(process.execPath, [BIN, 'serve', dir, '--workers', '2', '--port', '0'], { encoding: 'utf8', env: { ...process.env, PORT: '', NO_COLOR: '1' } });
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr.split('LW_SCRIPT_VAR').length - 1, 1, r.stderr);
+    assert.doesNotMatch(r.stdout + r.stderr, /worker \d+/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('usage errors exit 2 before anything is loaded', () => {
+    for (const args of [['--workers', '0'], ['--workers', 'two'], ['--workers', '2', '--watch'], ['--watchdog-ms', '5'], ['--metrics-host', '127.0.0.1'], ['--metrics-port', '70000']]) {
+      const r = spawnSync(process.execPath, [BIN, 'serve', FIXTURE, ...args], { encoding: 'utf8', env: { ...process.env, PORT: '', NO_COLOR: '1' } });
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^laneway serve: --(workers|watch|watchdog-ms|metrics-host|metrics-port)/m, args.join(' '));
+    }
+  });
+});
+
+describe('the defaults', () => {
+  it('one process without PostgreSQL (SQLite, or no models): no supervisor', async () => {
+    const s = await serve(FIXTURE, []);
+    assert.equal(s.listening().length, 0);
+    assert.equal((await s.get('/__/health')).status, 200);
+    assert.equal(await s.stop(), 0);
+  });
+
+  it('every core with PostgreSQL; --watch keeps one process; a threshold of 10 s', () => {
+    const cores = readServeScaling({}, 'postgres://app@db/app', false);
+    assert.ok(!('error' in cores) && cores.workers >= 1);
+    assert.deepEqual(readServeScaling({}, undefined, false), { workers: 1, watchdogMs: 10_000, metrics: { enabled: false } });
+    assert.deepEqual(readServeScaling({}, 'postgres://app@db/app', true), { workers: 1, watchdogMs: 10_000, metrics: { enabled: false } });
+    assert.deepEqual(readServeScaling({ workers: '3', metrics: true }, undefined, false), { workers: 3, watchdogMs: 10_000, metrics: { enabled: true } });
+    assert.deepEqual(readServeScaling({ 'metrics-port': '9100' }, undefined, false), { workers: 1, watchdogMs: 10_000, metrics: { enabled: true, host: '127.0.0.1', port: 9100 } });
+  });
+
+  it('a crashing worker is replaced at once, then after a wait that doubles up to 30 s', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 8, 20].map(restartDelay), [0, 500, 1000, 2000, 4000, 30_000, 30_000]);
+  });
+});
