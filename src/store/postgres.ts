@@ -257,7 +257,17 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   try {
     const client = await pool.connect();
     try {
-      if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+      if (options.schema) {
+        try {
+          await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+        } catch (err) {
+          // Two instances starting at once on a new database: IF NOT EXISTS is not atomic, and the
+          // one that loses the race gets a unique violation (23505) or duplicate schema (42P06):
+          // the schema is there, which is all that was asked.
+          const code = (err as { code?: string }).code;
+          if (code !== '23505' && code !== '42P06') throw err;
+        }
+      }
     } finally {
       client.release();
     }

@@ -329,6 +329,17 @@ describe('held writes (the transaction of a request)', () => {
   });
 });
 
+describe("a nested site's schema", () => {
+  it('several instances opening one new database at once all start (CREATE SCHEMA raced)', async () => {
+    const url = await server.createDatabase();
+    // Eight opens of the same namespace at once: without the race handled, some fail with a
+    // duplicate key on pg_namespace.
+    const opened = await Promise.all(Array.from({ length: 8 }, () => openPostgres(url, { schema: 'lw_ns_race' })));
+    engines.push(...opened);
+    for (const e of opened) assert.deepEqual(await e.reader.all('SELECT current_schema()', []), [['lw_ns_race']]);
+  });
+});
+
 describe('reads at once in one transaction', () => {
   it('two reads sent before the transaction began share one connection (none is left checked out)', async () => {
     // A pool of one: a second BEGIN on another connection would wait for ever.
