@@ -73,8 +73,8 @@ Options:
 GET /__/health (liveness) and /__/ready (the app is loaded and its database answers) are
 always answered. Exits 2 on a usage error (reported before the app is loaded); 1, listing
 the problems, when the app does not compile, or when the port is taken. SIGTERM and SIGINT
-stop accepting connections, let requests in flight finish (up to 10 s), then exit 0. With
-several workers, SIGHUP reloads the app without dropping a request.`,
+stop accepting connections, let requests in flight finish (up to 10 s), then exit 0. SIGHUP
+reloads the app without dropping a request (a build with errors keeps the running one).`,
   dev: `Usage: laneway dev DIR [--port N] [--host H] [--log pretty|json|off] [serve's other options]
 
 Serves the app in DIR for development: \`serve --dev --watch\`, and
@@ -534,6 +534,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  // SIGHUP (systemctl reload): the app read from its files again and swapped in, as --watch does
+  // after an edit; a build with errors keeps the running version. No request is dropped.
+  process.on('SIGHUP', () => void rebuild(['SIGHUP'], async () => {}));
   // Last resort: a rejection nobody handled is a Laneway defect, never a reason to stop serving
   // everyone else. Logged with what is known of it (a request id when the error carries one).
   process.on('unhandledRejection', (reason) => {

@@ -121,6 +121,41 @@ test('serve prints the listening line, answers, and exits 0 on SIGTERM after fin
   assert.ok(access.some((e) => e.type === 'access' && e.path === '/' && e.status === 200));
 });
 
+test('serve (one process) reloads the app on SIGHUP, and keeps the running version when the new one does not compile', async () => {
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = writeApp({ '/index.html': '<p>first</p>' });
+  const child = spawn(process.execPath, [BIN, 'serve', dir, '--port', '0', '--log', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const waitFor = (re: RegExp, from: () => string) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const m = re.exec(from());
+        if (m) resolve(m);
+      };
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}${err}`)));
+      check();
+    });
+  child.stdout.on('data', (d) => (out += d));
+  const port = Number((await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, () => out))[1]);
+  writeFileSync(join(dir, 'index.html'), '<p>second</p>');
+  child.kill('SIGHUP');
+  await waitFor(/reloaded/, () => out);
+  assert.match((await rawRequest(port, 'GET', '/')).text, /second/);
+  // A build with errors: the problems are printed and the last good version keeps serving.
+  writeFileSync(join(dir, 'index.html'), '<!--TEMPLATE mustache-->\n{{#open}}never closed\n');
+  child.kill('SIGHUP');
+  await waitFor(/still serving/, () => err);
+  assert.match((await rawRequest(port, 'GET', '/')).text, /second/);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+});
+
 test('serve takes the port from PORT when --port is absent', async () => {
   const dir = writeApp({ '/index.html': '<p>p</p>' });
   // Find a free port by binding to 0 first.
