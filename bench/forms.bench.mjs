@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { BENCH_DIR, WORKLOAD, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
+import { BENCH_DIR, WORKLOAD, compare, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
 
 const APP = join(BENCH_DIR, 'fixtures', 'forms-app');
 const LANEWAY = join(BENCH_DIR, 'servers', 'laneway-data.mjs');
@@ -222,29 +222,6 @@ async function comparePost(name, a, b) {
 }
 
 /** lib.mjs's load() with request headers (the visitor's cookie). */
-async function loadGet(port, path, seconds, headers) {
-  const result = await autocannon({ url: `http://${HOST}:${port}${path}`, connections: WORKLOAD.connections, pipelining: WORKLOAD.pipelining, duration: seconds, timeout: 5, headers });
-  const statuses = Object.keys(result.statusCodeStats ?? {}).map(Number);
-  if (result.errors || result.timeouts || statuses.some((s) => s !== 200)) {
-    throw new Error(`GET ${path}: ${result.errors} errors, ${result.timeouts} timeouts, statuses ${statuses.join(', ')} (expected only 200)`);
-  }
-  return { rps: result.requests.total / result.duration, p99: result.latency.p99 };
-}
-
-/** lib.mjs's compare() with request headers: a warm-up each, then A B A B runs, median req/s. */
-async function compareGet(name, a, b, headers) {
-  await loadGet(a.port, a.path, WORKLOAD.warmupSeconds, headers);
-  await loadGet(b.port, b.path, WORKLOAD.warmupSeconds, headers);
-  const runs = { a: [], b: [] };
-  for (let i = 0; i < WORKLOAD.rounds; i++) {
-    runs.a.push(await loadGet(a.port, a.path, WORKLOAD.seconds, headers));
-    runs.b.push(await loadGet(b.port, b.path, WORKLOAD.seconds, headers));
-  }
-  const side = (s, rs) => ({ label: s.label, rps: median(rs.map((r) => r.rps)), runs: rs.map((r) => Math.round(r.rps)), p99: median(rs.map((r) => r.p99)) });
-  const baseline = side(a, runs.a);
-  const candidate = side(b, runs.b);
-  return { name, baseline, candidate, ratio: candidate.rps / baseline.rps };
-}
 
 /** The bench's own read-only connection to the servers' database. */
 function openCounts(dir) {
@@ -386,11 +363,11 @@ try {
   report(quick);
 
   // 3. The page with the form vs the same page without it, one visitor with its cookie.
-  const view = await compareGet(
+  const view = await compare(
     `form view: GET / (Note.Form.view, 4 controls) vs GET /plain (same page without the form), both Laneway, one sid cookie`,
-    { label: 'laneway, no form', port: laneway.port, path: '/plain' },
-    { label: 'laneway, form', port: laneway.port, path: '/' },
-    { cookie: `sid=${viewer.cookie}` },
+    { label: 'laneway, no form', port: laneway.port, path: '/plain', headers: { cookie: `sid=${viewer.cookie}` } },
+    { label: 'laneway, form', port: laneway.port, path: '/', headers: { cookie: `sid=${viewer.cookie}` } },
+    200,
   );
   report(view, TARGET_VIEW);
   if (view.ratio < TARGET_VIEW) failures.push('form view');

@@ -33,13 +33,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 
 // Four alternating runs per side (instead of two), as csp.bench.mjs: on a shared 2-core machine two
 // runs of 4 s moved the ratio by ±0.15 from one run of the file to the next. About 40 s in all.
 process.env.BENCH_ROUNDS ??= '4';
-const { BENCH_DIR, WORKLOAD, describeWorkload, report, stableHeaders, startServer } = await import('./lib.mjs');
+const { BENCH_DIR, compare, describeWorkload, report, stableHeaders, startServer } = await import('./lib.mjs');
 
 const USERS_APP = join(BENCH_DIR, 'fixtures', 'users-app');
 const PLAIN_APP = join(BENCH_DIR, 'fixtures', 'plain-app');
@@ -62,11 +61,6 @@ const NOTES = Array.from({ length: 10 }, (_, i) => `  <li>Note ${i + 1}${i % 3 =
 const cleanups = [];
 const failures = [];
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 const load1 = () => loadavg().map((x) => x.toFixed(2)).join(', ');
 
 /** One request, as autocannon will send it (no Accept-Encoding). */
@@ -154,29 +148,6 @@ async function checkSignedOut(users) {
 }
 
 /** lib.mjs's load() with request headers (the visitor's cookie). */
-async function loadGet(port, path, seconds, headers) {
-  const result = await autocannon({ url: `http://${HOST}:${port}${path}`, connections: WORKLOAD.connections, pipelining: WORKLOAD.pipelining, duration: seconds, timeout: 5, headers });
-  const statuses = Object.keys(result.statusCodeStats ?? {}).map(Number);
-  if (result.errors || result.timeouts || statuses.some((s) => s !== 200)) {
-    throw new Error(`GET ${path}: ${result.errors} errors, ${result.timeouts} timeouts, statuses ${statuses.join(', ')} (expected only 200)`);
-  }
-  return { rps: result.requests.total / result.duration, p99: result.latency.p99 };
-}
-
-/** lib.mjs's compare() with request headers: a warm-up each, then A B A B runs, median req/s. */
-async function compareGet(name, a, b, headers) {
-  await loadGet(a.port, a.path, WORKLOAD.warmupSeconds, headers);
-  await loadGet(b.port, b.path, WORKLOAD.warmupSeconds, headers);
-  const runs = { a: [], b: [] };
-  for (let i = 0; i < WORKLOAD.rounds; i++) {
-    runs.a.push(await loadGet(a.port, a.path, WORKLOAD.seconds, headers));
-    runs.b.push(await loadGet(b.port, b.path, WORKLOAD.seconds, headers));
-  }
-  const side = (s, rs) => ({ label: s.label, rps: median(rs.map((r) => r.rps)), runs: rs.map((r) => Math.round(r.rps)), p99: median(rs.map((r) => r.p99)) });
-  const baseline = side(a, runs.a);
-  const candidate = side(b, runs.b);
-  return { name, baseline, candidate, ratio: candidate.rps / baseline.rps };
-}
 
 console.log(`users.bench: ${describeWorkload()}; SQLite only; load average ${load1()}\n`);
 try {
@@ -198,11 +169,11 @@ try {
       `10 notes seeded in each store, one Member profile (Editor); GET / on both 200, ${bytes} B, byte-equal (the user's name and the 10 notes), no Set-Cookie; users-app's no-store\n`,
   );
 
-  const result = await compareGet(
+  const result = await compare(
     `users page: GET / with Me and Note.all (list, read) under /👤.yaml, signed in, vs the same page without users`,
-    { label: 'plain (no users)', port: plain.port, path: '/' },
-    { label: 'users, signed in', port: users.port, path: '/' },
-    { cookie: `sid=${cookie}` },
+    { label: 'plain (no users)', port: plain.port, path: '/', headers: { cookie: `sid=${cookie}` } },
+    { label: 'users, signed in', port: users.port, path: '/', headers: { cookie: `sid=${cookie}` } },
+    200,
   );
   report(result, TARGET);
   if (result.ratio < TARGET) failures.push('users page');
