@@ -11,6 +11,7 @@
  */
 import path from 'node:path';
 import { LanewayError } from '../diag/index.js';
+import { slots } from '../shared/index.js';
 import {
   checkFieldValue,
   hierarchyAfterLast,
@@ -135,7 +136,8 @@ export class AppData {
   authConfig: AuthConfig | undefined;
   /** Sign-in, sign-out and the signed-in user of a request (made by `open` when the app has users). */
   auth: AuthService | undefined;
-  readonly #requests = new WeakMap<object, DataRequest>();
+  /** Side tables (shared/slots.ts), not WeakMaps: their keys live for one request. */
+  readonly #requests = slots<object, DataRequest>();
   readonly #formType: (key: string, groups: string[]) => unknown;
   /** Renderers of the Markdown and html fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
@@ -145,7 +147,7 @@ export class AppData {
   /** Top-level profile models, and contained ones by their container model. */
   readonly #topProfiles: ModelDefinition[] = [];
   /** Request permissions whose roles are read through their request's session. */
-  readonly #bound = new WeakSet<RequestPermissions>();
+  readonly #bound = slots<RequestPermissions, true>();
   readonly #containedProfiles = new Map<string, ModelDefinition[]>();
 
   constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map(), users = false) {
@@ -324,7 +326,7 @@ export class AppData {
       const source = this.profileRoles(() => this.#session(r));
       if (p === undefined) p = r.permissions = new RequestPermissions(permissionScope(config, r.permit?.file ?? '/'), r.user ?? null, r.permit?.as ?? [], source);
       else p.source = source;
-      this.#bound.add(p);
+      this.#bound.set(p, true);
     }
     return p;
   }

@@ -250,10 +250,12 @@ export class RequestScope {
     const data = this.#system.data;
     const found = data?.form(key);
     if (!data || !found) return undefined;
-    const type: Record<string, unknown> = Object.create(null);
-    type.view = (init?: unknown) => this.#formView(key, init);
-    for (const g of [...found.form.groups.keys(), ...found.form.steps.map((s) => s.name)]) type[g] = this.formViewType(`${key}#${g}`);
-    return Object.freeze(type);
+    // Made whole (a literal, or from entries), never by assigning a function to a property of an
+    // object made before: that costs a hidden class per object in V8 (see shared/slots.ts).
+    const view = (init?: unknown) => this.#formView(key, init);
+    const groups = [...found.form.groups.keys(), ...found.form.steps.map((s) => s.name)];
+    if (groups.length === 0) return Object.freeze({ view });
+    return Object.freeze(Object.fromEntries([['view', view], ...groups.map((g) => [g, this.formViewType(`${key}#${g}`)])]));
   }
 
   #formView(key: string, init: unknown): FormViewValue | Promise<FormViewValue> {

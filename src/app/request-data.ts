@@ -9,6 +9,7 @@
 import busboy from 'busboy';
 import { Readable } from 'node:stream';
 import { LanewayError } from '../diag/index.js';
+import { slots } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
 
 /** Field name → every submitted value, in order. */
@@ -213,7 +214,7 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 /** camelCase name → the values of the first field with that camelCase form; built once per map. */
-const camelIndexes = new WeakMap<FieldMap, Map<string, string[]>>();
+const camelIndexes = slots<FieldMap, Map<string, string[]>>(); // not a WeakMap: a FieldMap lives for one request (shared/slots.ts)
 
 /** Looks a field up by its name as sent, or its imported (camelCase) name: one map lookup either way. */
 function lookup(fields: FieldMap, name: string): string[] | undefined {

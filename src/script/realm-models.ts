@@ -38,7 +38,7 @@ const seq = (n, f) => {
   };
   return step(0);
 };
-const MERR = new OWeakMap();
+const MERR = slotMap();
 const modelError = (kind, message, extra) => {
   const e = new OError(message);
   defProp(e, 'name', { value: kind === 1 ? 'ModelNotFound' : 'ModelInvalid', writable: true, configurable: true });
@@ -52,7 +52,7 @@ const invalid = (model, field, message) => modelError(2, message, { field: field
 const isModelError = (e, kind) => MERR.get(e) === kind;
 
 // One unit of work per request budget: the instances with changes not yet written, in order.
-const UOW = new OWeakMap();
+const UOW = slotMap();
 const uow = () => {
   const b = S.cur;
   if (b === null) throw new OTypeError('models are used only while a script runs');
@@ -85,11 +85,11 @@ const Stamp = class extends (function (o) { return o; }) {
 };
 const IS = { get: Stamp.get, set: (o, s) => { new Stamp(o, s); } };
 const INST = { has: (v) => Stamp.get(v) !== undefined };
-const LINKS = new OWeakSet();  // links (callable for container models)
-const QUERIES = new OWeakSet();
-const MODEL_CLASSES = new OWeakSet(); // the M of each model (views read them through viewOp)
-const HIER = new OWeakSet();
-const FIELDFN = new OWeakMap(); // static field function -> [model desc, field desc]
+const LINKS = slotSet();  // links (callable for container models)
+const QUERIES = slotSet();
+const MODEL_CLASSES = slotSet(); // the M of each model (views read them through viewOp)
+const HIER = slotSet();
+const FIELDFN = slotMap(); // static field function -> [model desc, field desc]
 
 class App {
   constructor(desc, ch) {
@@ -112,7 +112,7 @@ class App {
 // ImageRef, which views turn into the host's image value (<img>, width, height…). Only an ImageRef
 // (read from another record) or a signed upload URL (checked by the host) can be stored: an id
 // written as text could name another visitor's private image.
-const IMGS = new OWeakMap();
+const IMGS = slotMap();
 class ImageRef {
   constructor(id, key) { IMGS.set(this, { id: id, key: key }); freeze(this); }
   toJSON() { return IMGS.get(this).id; }
@@ -120,7 +120,7 @@ class ImageRef {
 }
 // Shared by every request of the realm: frozen, as the hardened built-ins are.
 freeze(ImageRef.prototype.toJSON); freeze(ImageRef.prototype.toString); freeze(ImageRef.prototype); freeze(ImageRef);
-const TRUSTED_IMG = new OWeakSet();
+const TRUSTED_IMG = slotSet();
 const imageValue = (v) => { const s = IMGS.get(v); return s === undefined ? undefined : { id: s.id, key: s.key }; };
 const IMAGE_NAME = /^[^\/\\\x00-\x1f\x7f]{1,196}\.(?:png|jpe?g|gif)$/i;
 const isValidImageName = (n) => typeof n === 'string' && n.length <= 200 && apply(RegExp.prototype.test, IMAGE_NAME, [n]);
@@ -167,7 +167,7 @@ class Hierarchy {
 }
 
 // String lists (distinct values) and embedded lists.
-const LISTS = new OWeakMap();
+const LISTS = slotMap();
 class ValueList {
   constructor(owner, f, a) { LISTS.set(this, { owner: owner, f: f, a: a }); freeze(this); }
   get length() { return LISTS.get(this).a.length; }
@@ -213,7 +213,7 @@ const listAdd = (list, v, rolling) => {
 };
 
 // Embedded values: plain data inside the record, with field accessors that check values.
-const EMB = new OWeakMap();
+const EMB = slotMap();
 const embPlain = (e) => { const s = EMB.get(e); const o = {}; for (let i = 0; i < s.t.fields.length; i++) { const n = s.t.fields[i].name; o[n] = s.v[n] === undefined ? null : s.v[n]; } return o; };
 const newEmbedded = (app, typeName, init) => {
   const t = app.embedded.get(typeName);
@@ -250,7 +250,7 @@ const buildEmbeddedCtor = (app, t) => {
 // has the members a view's rich-text value has. Everything but the source is the host's work, done
 // when asked through the channel with the field's renderer (f.rk): 'rh' HTML (with a call's
 // options), 'rs' sections, 'rx' plain text.
-const RT = new OWeakMap(); // value -> { app, t: source, k: rich-text key, md: a markdown field }
+const RT = slotMap(); // value -> { app, t: source, k: rich-text key, md: a markdown field }
 const rtState = (v) => { const s = RT.get(v); if (s === undefined) throw new OTypeError('not a rich-text value'); return s; };
 const trimS = SP.trim;
 class RichValue {
@@ -337,7 +337,7 @@ const makeInstance = (d, row, st) => {
 ISTATE = (o) => { const s = IS.get(o); if (s === undefined) throw new OTypeError('not a record'); return s; };
 
 // Links: a record's id and model; get() loads it.
-const LS = new OWeakMap();
+const LS = slotMap();
 const LSTATE = (o) => LS.get(o);
 // row: the record as it was when the request's path named it (a 🔗 path parameter), so that
 // post.title reads at once (and still reads after post.get().remove()).
@@ -421,7 +421,7 @@ const missingField = (s) => {
 };
 
 // Queries: immutable builders; nothing runs until a result is needed.
-const QS = new OWeakMap();
+const QS = slotMap();
 const QSTATE = (q) => QS.get(q);
 const newQuery = (d, st, proto) => { const q = OObject.create(proto || st.proto || d.queryProto); if (proto) st.proto = proto; QS.set(q, st); QUERIES.add(q); return freeze(q); };
 const baseQuery = (d, explicitContainer) => {
@@ -1052,12 +1052,12 @@ const fluent = (o, k, ...args) => {
   if (typeof fn !== 'function') throw new OTypeError(k + ' is not a function');
   return apply(fn, o, args);
 };
-const APPS = new OWeakMap();
+const APPS = slotMap();
 
 // Form types (REFERENCE 6.9): what a script does with a form. The host holds the form's definition
 // (src/forms), checks the visitor's form state and reads the submission; here, the values are set
 // on the record through its setters, so every field check of the model applies.
-const FORMERR = new OWeakMap(); // $ModelInvalid of a form -> { key, values } (for Redirect.invalid)
+const FORMERR = slotMap(); // $ModelInvalid of a form -> { key, values } (for Redirect.invalid)
 const formInvalid = (key, messages, values) => {
   const list = [];
   for (let i = 0; i < messages.length; i++) push(list, freeze({ type: OString(messages[i].type), field: OString(messages[i].field), value: OString(messages[i].value) }));
@@ -1082,7 +1082,7 @@ const submitForm = (app, key, inst) => {
 };
 // A read form (Form.validate(), Form.get()) remembers its key and submitted texts, so that
 // Redirect….form(f) can carry them to the next step as a form state (REFERENCE 2.5, OQ-9).
-const FORMREAD = new OWeakMap();
+const FORMREAD = slotMap();
 const readForm = (app, key, validate) => pt(app.ch('fr', key, validate), (r) => {
   if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
   const o = {};
@@ -1161,7 +1161,7 @@ const viewOp = (q, name, arg) => {
 };
 // A Markdown or html value on its way to a view: the host makes it a rich-text value (content/rich-text.ts)
 // with the renderer registered for the field (f.rk), which gives html(options), sections(), text().
-const RICH = new OWeakMap();
+const RICH = slotMap();
 class RichRef { constructor(text, key) { RICH.set(this, { text: text, key: key }); freeze(this); } }
 const viewField = (app, f, v) => {
   if (f.list !== undefined && f.list !== null) return v || [];

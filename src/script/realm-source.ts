@@ -24,7 +24,31 @@ export const REALM_SOURCE = String.raw`(function (host) {
 // 1. Intrinsics ------------------------------------------------------------------------------
 const OObject = Object, OArray = Array, OString = String, ONumber = Number, OBoolean = Boolean, OJSON = JSON, ODate = Date;
 const OPromise = Promise, OMath = Math, OTypeError = TypeError, ORangeError = RangeError, OError = Error;
-const OSet = Set, OWeakMap = WeakMap, OWeakSet = WeakSet;
+const OSet = Set;
+// Side tables keyed by objects (records, queries, builders, budgets: most live for one request).
+// Not WeakMaps: an entry whose key dies young keeps its value through every minor collection in
+// V8, so each cost more than a microsecond of garbage collection. The value lives in a private
+// field stamped on the key by a constructor that returns it (nothing a script can read).
+const SLOT_EMPTY = {};
+const slotMap = () => {
+  const isObj = (o) => o !== null && (typeof o === 'object' || typeof o === 'function');
+  const Slot = class extends (function (o) { return o; }) {
+    #v;
+    constructor(o, v) { super(o); this.#v = v; }
+    static read(o) { return isObj(o) && #v in o ? o.#v : SLOT_EMPTY; }
+    static write(o, v) { if (#v in o) o.#v = v; else new Slot(o, v); }
+  };
+  return {
+    get: (o) => { const v = Slot.read(o); return v === SLOT_EMPTY ? undefined : v; },
+    has: (o) => Slot.read(o) !== SLOT_EMPTY,
+    set: (o, v) => { Slot.write(o, v); },
+    delete: (o) => { if (Slot.read(o) !== SLOT_EMPTY) Slot.write(o, SLOT_EMPTY); },
+  };
+};
+const slotSet = () => {
+  const m = slotMap();
+  return { has: m.has, add: (o) => { m.set(o, true); }, delete: m.delete };
+};
 const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
 const getDesc = OObject.getOwnPropertyDescriptor, defProp = OObject.defineProperty, getProto = OObject.getPrototypeOf;
 const freeze = OObject.freeze, keys = OObject.keys, isArray = OArray.isArray, hasOwn = OObject.hasOwn;
@@ -673,7 +697,7 @@ const encodeURIG = encoder(encodeURI, uriKept);
 
 // 4. Granted globals --------------------------------------------------------------------------------
 // Date: immutable. The time value lives in a WeakMap, so nothing reachable from a script can set it.
-const DV = new OWeakMap();
+const DV = slotMap();
 const dateOf = (d) => { const v = DV.get(d); if (v === undefined) throw new OTypeError('not a Date'); return v; };
 class LDate {
   constructor(...args) {
@@ -706,7 +730,7 @@ for (const name of DATE_READERS) {
 }
 
 // Web-safe HTML (an HTML supplier's output) inside the realm.
-const SH = new OWeakMap();
+const SH = slotMap();
 class SafeHtml {
   constructor(html) { this.html = html; SH.set(this, html); freeze(this); }
   toString() { return this.html; }
@@ -714,7 +738,7 @@ class SafeHtml {
 }
 
 // Redirect builder (REFERENCE 2.5). State in a WeakMap; every method returns the builder.
-const RS = new OWeakMap();
+const RS = slotMap();
 const st = (b) => { const s = RS.get(b); if (s === undefined) throw new OTypeError('not a Redirect'); return s; };
 const segment = (x, what) => {
   const v = x === null || x === undefined ? '' : OString(x);

@@ -9,7 +9,7 @@
  */
 export const VISITOR_SOURCE = String.raw`
 // 4c. Visitor effects ----------------------------------------------------------------------------
-const VFX = new OWeakMap();
+const VFX = slotMap();
 const fx = (what) => {
   const b = S.cur;
   if (b === null) throw new OTypeError(what + ' is used only while a script runs');
@@ -65,7 +65,7 @@ const Messages = {
 };
 
 // Cookie builder: Cookie.name('a').value('1').days(30).submit(), or new Cookie().name('a')…
-const CK = new OWeakMap();
+const CK = slotMap();
 const ck = (c) => { const s = CK.get(c); if (s === undefined) throw new OTypeError('not a Cookie'); return s; };
 class Cookie {
   constructor() {
@@ -89,7 +89,7 @@ class Cookie {
 }
 
 // Email builder (import {Email} from '📧'): Email.to(a).subject(s).text(t).send().
-const EM = new OWeakMap();
+const EM = slotMap();
 const em = (e) => { const s = EM.get(e); if (s === undefined) throw new OTypeError('not an Email'); return s; };
 class EmailBuilder {
   constructor() { EM.set(this, { to: [], subject: '', text: '', replyTo: null, sent: false }); freeze(this); }
@@ -121,7 +121,7 @@ const Email = {
 // through the form (ContactSales.Form.submit(n)) or one by one, each value checked by the host like
 // a model field's; n.submit() queues it: the host renders its subject and body when the request
 // succeeds, and queues the message in the request's transaction.
-const NOTES = new OWeakMap(); // notification -> { d, v: values by field, sent }
+const NOTES = slotMap(); // notification -> { d, v: values by field, sent }
 const nstate = (n) => { const s = NOTES.get(n); if (s === undefined) throw new OTypeError('not a notification'); return s; };
 const isNotification = (n) => NOTES.has(n);
 const buildNotification = (app, d) => {

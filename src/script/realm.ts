@@ -18,7 +18,7 @@
 import vm from 'node:vm';
 import { performance } from 'node:perf_hooks';
 import { LanewayError, type Code } from '../diag/index.js';
-import { WebSafe } from '../shared/index.js';
+import { BARE, WebSafe, bare, slots } from '../shared/index.js';
 import { DEFAULT_LIMITS, type ScriptLimits } from './types.js';
 import { FORBIDDEN_MEMBERS, HOOK_MEMBERS } from './names.js';
 import { REALM_SOURCE } from './realm-source.js';
@@ -258,21 +258,22 @@ export function getRealm(): Realm {
 }
 
 // ---- identity maps ---------------------------------------------------------------------------
+// Side tables (shared/slots.ts), not WeakMaps: many of their keys live for one request.
 
 /** Host function → its realm bridge (static bridges only; bound methods are made per object). */
-const bridges = new WeakMap<object, RealmFunction>();
+const bridges = slots<object, RealmFunction>();
 /** Realm bridge → the host function it calls. */
-const bridged = new WeakMap<object, object>();
+const bridged = slots<object, object>();
 /** Realm (script) function → its host wrapper, and back. */
-const wrapped = new WeakMap<object, object>();
+const wrapped = slots<object, object>();
 /** Realm copy of a host class instance → the instance (so it can be passed back to the host). */
-const copies = new WeakMap<object, object>();
+const copies = slots<object, object>();
 /** Whether `copies` was ever written (plainJson skips the lookup until then). */
 let anyCopies = false;
 /** Realm error made from a host error → the host error. */
-const hostErrors = new WeakMap<object, unknown>();
+const hostErrors = slots<object, unknown>();
 /** Frozen host object → its frozen realm copy (e.g. the 'util' module, read by every request). */
-const frozenCopies = new WeakMap<object, RealmValue>();
+const frozenCopies = slots<object, RealmValue>();
 
 const hostPush = Array.prototype.push;
 const OBJECT_PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
@@ -398,7 +399,7 @@ export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmVa
     });
   }
   const proto = Object.getPrototypeOf(obj);
-  const plain = proto === Object.prototype || proto === null;
+  const plain = proto === Object.prototype || proto === null || proto === BARE;
   const out = kit.newObject();
   seen.set(obj, out);
   for (const k of Object.keys(obj)) {
@@ -512,18 +513,29 @@ interface HostState {
 /**
  * A HostState whose budget is made on first use: a view that imports a model but only reads its
  * form (`{{#Note.Form.view}}`) never calls into the realm, so it never needs one.
+ *
+ * A class, not an object literal with a getter: V8 gives each such literal (its getter is a new
+ * closure) a hidden class of its own, made in the old generation; at one per request that cost
+ * more than a microsecond each in garbage collection.
  */
+class LazyBudgetState implements HostState {
+  count = 0;
+  size = 0;
+  stack: object[] = [];
+  readonly file: string | undefined;
+  #make: () => ScriptBudget;
+  #budget: ScriptBudget | undefined;
+  constructor(make: () => ScriptBudget, file: string | undefined) {
+    this.#make = make;
+    this.file = file;
+  }
+  get budget(): ScriptBudget {
+    return (this.#budget ??= this.#make());
+  }
+}
+
 function lazyBudgetState(make: () => ScriptBudget, file: string | undefined): HostState {
-  let budget: ScriptBudget | undefined;
-  return {
-    count: 0,
-    size: 0,
-    stack: [],
-    file,
-    get budget() {
-      return (budget ??= make());
-    },
-  };
+  return new LazyBudgetState(make, file);
 }
 
 /**
@@ -723,8 +735,10 @@ interface ModelViewState {
   limits: ScriptLimits;
   state: HostState;
   members: Map<string, unknown>;
+  /** Members of the host's own (withViewMembers). */
+  added?: Record<string, unknown>;
 }
-const modelViews = new WeakMap<object, ModelViewState>();
+const modelViews = slots<object, ModelViewState>();
 const modelViewProtos = new WeakMap<object, object>();
 
 function modelView(model: Record<string, RealmValue>, limits: ScriptLimits, state: HostState): Record<string, unknown> {
@@ -772,12 +786,31 @@ function modelMember(view: object, key: string): unknown {
 export function withViewMembers(view: unknown, members: Record<string, unknown>): unknown {
   if (view === null || typeof view !== 'object') return view;
   const s = modelViews.get(view);
-  if (s === undefined) return Object.freeze(Object.assign(Object.create(null) as object, view, members));
-  const out = Object.assign(Object.create(Object.getPrototypeOf(view) as object) as object, members);
-  modelViews.set(out, s);
+  if (s === undefined) return Object.freeze(Object.assign(bare(), view, members));
+  // The added members are getters too, on a prototype made once per model and member names: an
+  // own property added to each request's view cost a hidden class in the old generation.
+  const base = Object.getPrototypeOf(view) as object;
+  const names = Object.keys(members);
+  let protos = memberProtos.get(base);
+  if (protos === undefined) memberProtos.set(base, (protos = new Map()));
+  const signature = names.join('\0');
+  let proto = protos.get(signature);
+  if (proto === undefined) {
+    proto = Object.create(base) as object;
+    for (const key of names) {
+      Object.defineProperty(proto, key, { get(this: object) { return modelViews.get(this)?.added?.[key]; }, enumerable: true });
+    }
+    Object.freeze(proto);
+    protos.set(signature, proto);
+  }
+  const out = Object.create(proto) as object;
+  modelViews.set(out, { model: s.model, limits: s.limits, state: s.state, members: s.members, added: members });
   wrapped.set(out, s.model as object);
   return Object.freeze(out);
 }
+
+/** The prototypes of withViewMembers: per model prototype, per member names. */
+const memberProtos = new WeakMap<object, Map<string, object>>();
 
 /**
  * The JSON of a realm value when it is plain data — realm objects and arrays (not copies of host

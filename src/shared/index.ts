@@ -7,3 +7,4 @@ export { WebSafe, isWebSafe, SAFE_HTML, safeMarkup } from './web-safe.js';
 export { then } from './maybe-async.js';
 export { cookieNameProblem } from './cookie-name.js';
 export { Passes } from './passes.js';
+export { slots, bare, BARE, type Slots } from './slots.js';

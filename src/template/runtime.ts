@@ -7,7 +7,7 @@
  * goes to one string (`S.s`) in order, because nothing renders past a pending Promise until it
  * settles; a template whose values are all at hand never allocates a Promise.
  */
-import { WebSafe, safeMarkup } from '../shared/index.js';
+import { BARE, WebSafe, safeMarkup } from '../shared/index.js';
 import { chooseString } from './pragma.js';
 
 /** A compiled list of nodes. `at` is the resume point (0 on entry). */
@@ -169,7 +169,7 @@ export function has(obj: object, key: string): boolean {
 /** A JSON-like object (its own `constructor` key is data, not a class). */
 function isPlainData(obj: object): boolean {
   const proto = Object.getPrototypeOf(obj) as object | null;
-  return typeof obj === 'object' && (proto === null || proto === Object.prototype);
+  return typeof obj === 'object' && (proto === null || proto === Object.prototype || proto === BARE);
 }
 
 /** Reads `key` of any value the way templates do (undefined when absent or not allowed). */
