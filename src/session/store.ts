@@ -56,12 +56,15 @@ export class VisitorStore {
   async ensure(): Promise<void> {
     const text = 'TEXT';
     const int = this.engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
+    // SQLite: small rows keyed by random text are stored in their primary key's tree (WITHOUT
+    // ROWID), one tree to write instead of two: a form POST writes both tables.
+    const keyed = this.engine.dialect === 'sqlite' ? ' WITHOUT ROWID' : '';
     const statements = [
-      `CREATE TABLE IF NOT EXISTS "lw__session" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL, "flash" ${text})`,
+      `CREATE TABLE IF NOT EXISTS "lw__session" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL, "flash" ${text})${keyed}`,
       `CREATE INDEX IF NOT EXISTS "lw__session_expires" ON "lw__session" ("expires")`,
       `CREATE TABLE IF NOT EXISTS "lw__form_state" ("id" ${text} PRIMARY KEY, "sid" ${text} NOT NULL, "form" ${text} NOT NULL, "data" ${text} NOT NULL, "expires" ${int} NOT NULL)`,
       `CREATE INDEX IF NOT EXISTS "lw__form_state_expires" ON "lw__form_state" ("expires")`,
-      `CREATE TABLE IF NOT EXISTS "lw__form_used" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS "lw__form_used" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL)${keyed}`,
       `CREATE INDEX IF NOT EXISTS "lw__form_used_expires" ON "lw__form_used" ("expires")`,
     ];
     await this.engine.withSchemaLock(async (w) => {
