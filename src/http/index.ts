@@ -3,3 +3,4 @@ export { createServer, type LanewayServer, type ServerOptions } from './server.j
 export { createHandler, readBody, type RequestHandler } from './handler.js';
 export { createLogger, type Logger, type LogFormat } from './log.js';
 export { prefersJson } from './error-page.js';
+export { HttpMetrics, mergeSnapshots, renderMetrics, requestCount, serveMetrics, type MetricFamily, type MetricsServer, type MetricsSnapshot } from './metrics.js';

@@ -16,8 +16,7 @@
  */
 import cluster from 'node:cluster';
 import type { App } from '../app/index.js';
-import { createServer, type Logger } from '../http/index.js';
-import { HttpMetrics, type MetricsSnapshot } from '../http/metrics.js';
+import { createServer, HttpMetrics, type Logger, type MetricsSnapshot } from '../http/index.js';
 import type { ObservedRequest, RequestObserver } from '../http/handler.js';
 import { InFlightTable, startWatchdog } from './watchdog.js';
 
