@@ -5,7 +5,7 @@
 import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
 import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../router/index.js';
-import { compileScript, outcomeToResponse, type RunOutcome, type ScriptResponse } from '../script/index.js';
+import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
@@ -15,7 +15,7 @@ import { checkMailMessage, enqueueMail } from '../mail/index.js';
 import { attachImages } from '../images/index.js';
 import type { Flash } from '../session/index.js';
 import { compileEventsEndpoint } from './events.js';
-import type { AppOptions } from './options.js';
+import type { LoadOptions } from './options.js';
 import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './modules.js';
 import { routeNameOf, type Consumer } from './suppliers.js';
 import { cachedByPath, isContentPage } from './page-cache.js';
@@ -23,12 +23,40 @@ import { cachedByPath, isContentPage } from './page-cache.js';
 export interface CompileContext {
   tree: SourceTree;
   diagnostics: DiagnosticList;
-  options: Required<AppOptions>;
+  options: LoadOptions;
   modules: ModuleSystem;
   /** The page pass (rewrites, inlining, checks) and the policies. */
   csp: PolicyCompiler;
   /** Runs `GET path` in-process (AJAX rerouting, SPEC "Script output"). */
   reroute(path: string, req: RequestInfo): Promise<Reply>;
+  /**
+   * Compiled views and scripts kept from an earlier load (`laneway dev`, build-cache.ts): gives
+   * the earlier result when nothing it depends on changed, else runs `compile`. Absent: every
+   * file is compiled.
+   */
+  units?: UnitStore;
+}
+
+/** What a view or a script endpoint compiles to, before it is wrapped into an Endpoint with this load's context. */
+export type CompiledUnit =
+  | { kind: 'view'; view: CompiledView; policy: PagePolicy | undefined }
+  | { kind: 'script'; script: CompiledScript };
+
+export interface UnitStore {
+  unit<K extends CompiledUnit['kind']>(file: ClassifiedFile, kind: K, compile: () => Extract<CompiledUnit, { kind: K }> | undefined): Extract<CompiledUnit, { kind: K }> | undefined;
+}
+
+/** `compile()`, or what `ctx.units` kept of it. */
+function unitOf<K extends CompiledUnit['kind']>(file: ClassifiedFile, kind: K, ctx: CompileContext, compile: () => Extract<CompiledUnit, { kind: K }> | undefined): Extract<CompiledUnit, { kind: K }> | undefined {
+  return ctx.units ? ctx.units.unit(file, kind, compile) : compile();
+}
+
+/** A view and the policy its responses carry, compiled (or kept from an earlier load). */
+function viewUnitOf(file: ClassifiedFile, ctx: CompileContext): { view: CompiledView; policy: PagePolicy | undefined } | undefined {
+  return unitOf(file, 'view', ctx, () => {
+    const view = compileViewFor(file, ctx);
+    return view && { kind: 'view', view, policy: policyOf(view, ctx) };
+  });
 }
 
 /** A compiled ⚡NotFound.html: renders the body of a 404 answer. */
@@ -55,10 +83,10 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       return { ...base, kind: 'page', handle: () => reply };
     }
     case 'view': {
-      const view = compileViewFor(file, ctx);
-      if (!view) return undefined;
+      const unit = viewUnitOf(file, ctx);
+      if (!unit) return undefined;
+      const { view, policy } = unit;
       const consumer = viewConsumer(file);
-      const policy = policyOf(view, ctx);
       const render = (req: RequestInfo): Reply | Promise<Reply> => renderView(view, policy, consumer, ctx, req, 200);
       // A page fixed at load for its path (static documents): rendered once per path (page-cache.ts).
       return { ...base, kind: 'view', handle: isContentPage(view) ? cachedByPath(render, ctx.modules.params) : render };
@@ -244,14 +272,16 @@ function compileScriptEndpoint(
   base: Pick<Endpoint, 'method' | 'pattern' | 'file' | 'dir'>,
   ctx: CompileContext,
 ): Endpoint | undefined {
-  const source = ctx.tree.read(file.path) ?? '';
   const consumer: Consumer = { type: 'endpoint', dir: file.dir, route: routeNameOf(file.name), view: false, file: file.path };
-  const script = compileScript(file.path, source, {
-    kind: 'endpoint',
-    diagnostics: ctx.diagnostics,
-    checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir)),
-    ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`),
-  });
+  const script = unitOf(file, 'script', ctx, () => {
+    const compiled = compileScript(file.path, ctx.tree.read(file.path) ?? '', {
+      kind: 'endpoint',
+      diagnostics: ctx.diagnostics,
+      checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir)),
+      ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`),
+    });
+    return compiled && { kind: 'script', script: compiled };
+  })?.script;
   if (!script) return undefined;
   const data = ctx.modules.data;
   // POST, PUT and DELETE scripts of an app with models run in one write transaction (REFERENCE §2.4).
@@ -431,10 +461,10 @@ function withHeaders(r: Reply | Promise<Reply>, headers: ReplyHeaders | undefine
 export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset): ErrorPage | undefined {
   const source = ctx.tree.read(file.path) ?? '';
   if (isTemplate(source)) {
-    const view = compileViewFor(file, ctx);
-    if (!view) return undefined;
+    const unit = viewUnitOf(file, ctx);
+    if (!unit) return undefined;
+    const { view, policy } = unit;
     const consumer = viewConsumer(file);
-    const policy = policyOf(view, ctx);
     return { file: file.path, render: (req) => renderView(view, policy, consumer, ctx, req, 404) };
   }
   const reply = pageReply(file, ctx, makeAsset, 404);

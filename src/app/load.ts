@@ -10,7 +10,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path, { basename, resolve as resolvePath } from 'node:path';
 import { IMMUTABLE, PINNED } from '../assets/index.js';
-import { PolicyCompiler } from '../csp/index.js';
+import { PolicyCompiler, type PolicyHooks } from '../csp/index.js';
 import { BuildError, DiagnosticList, type Diagnostic } from '../diag/index.js';
 import {
   createRouter,
@@ -44,7 +44,8 @@ import { StaticData } from './static-data.js';
 import { isPathUid, withModelParams, withStaticParams } from './model-params.js';
 import { checkMountRoutes, createCatalog, mountEndpoint, mountReply, overrideProperties, readMounts, realDir, type MountSpec } from './mounts.js';
 import { checkModelParams, STATIC_FIELD, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
-import type { AppOptions } from './options.js';
+import type { AppOptions, LoadOptions } from './options.js';
+import type { BuildSession } from './build-cache.js';
 
 export interface RouteRow {
   method: Method;
@@ -55,7 +56,7 @@ export interface RouteRow {
 
 export interface App {
   root: string;
-  options: Required<AppOptions>;
+  options: LoadOptions;
   files: ClassifiedFile[];
   router: Router<Endpoint>;
   /** Warnings (errors make loadApp throw, or are returned by checkApp). */
@@ -82,12 +83,17 @@ const VISITOR_STATE = /\bMessages\b|\.Form\b|['"]📧['"]/;
  * Whether an app without models still needs its store: for its visitors' messages and form
  * states (REFERENCE OQ-21), notifications and e-mail queued in a request's transaction.
  */
-function usesVisitorState(files: readonly ClassifiedFile[], tree: SourceTree): boolean {
+function usesVisitorState(files: readonly ClassifiedFile[], read: (path: string) => string | undefined): boolean {
   return files.some((f) => {
     if (f.kind === 'form-definition' || f.kind === 'notification') return true;
     if (f.kind !== 'script' && f.kind !== 'view' && f.kind !== 'partial' && f.kind !== 'supplier' && f.kind !== 'function-supplier' && f.kind !== 'html-supplier' && f.kind !== 'not-found') return false;
-    return VISITOR_STATE.test(tree.read(f.path) ?? '');
+    return VISITOR_STATE.test(read(f.path) ?? '');
   });
+}
+
+/** Whether a script or supplier imports '📧' (the app then sends e-mail). */
+function sendsMail(files: readonly ClassifiedFile[], read: (path: string) => string | undefined): boolean {
+  return files.some((f) => f.kind === 'notification' || ((f.kind === 'script' || f.kind === 'supplier' || f.kind === 'function-supplier') && /['"]📧['"]/.test(read(f.path) ?? '')));
 }
 
 const NEVER_ROUTED_DIRS: Record<string, true> = { '📤': true, '📦': true, '🗄': true, '📡': true };
@@ -131,8 +137,18 @@ function buildApp(rootDir: string, options: AppOptions, prerender = true, mount?
 }
 
 function buildOne(rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, overrides?: PropertyOverrides): { app?: App; diagnostics: Diagnostic[] } {
+  // `laneway dev`: what the last load of this directory compiled and still holds (build-cache.ts).
+  const session = options.cache?.session(resolvePath(rootDir), mount);
+  try {
+    return buildWith(session, rootDir, options, prerender, mount, overrides);
+  } finally {
+    session?.abandon();
+  }
+}
+
+function buildWith(session: BuildSession | undefined, rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, overrides?: PropertyOverrides): { app?: App; diagnostics: Diagnostic[] } {
   const diagnostics = new DiagnosticList();
-  const opts: Required<AppOptions> = {
+  const opts: LoadOptions = {
     dev: options.dev ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     memoryLimit: options.memoryLimit ?? 4 * 1024 * 1024,
@@ -152,12 +168,13 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
   const byPath = new Map<string, WalkedFile>(walked.files.map((f) => [f.path, f]));
   const texts = new Map<string, string | undefined>();
   const readText = (path: string): string | undefined => {
+    session?.note(path);
     if (texts.has(path)) return texts.get(path);
     const file = byPath.get(path);
     let text: string | undefined;
     if (file) {
       try {
-        text = readFileSync(file.abs, 'utf8');
+        text = session ? session.text(file) : readFileSync(file.abs, 'utf8');
       } catch (err) {
         diagnostics.error('LW_APP_UNREADABLE', `cannot read file: ${(err as Error).message}`, path);
       }
@@ -168,6 +185,19 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
   const dirFiles = new Map<string, string[]>();
   for (const dir of walked.dirs) dirFiles.set(dir + '/', []);
   for (const f of walked.files) dirFiles.get(f.path.slice(0, f.path.lastIndexOf('/') + 1))?.push(f.path.slice(f.path.lastIndexOf('/') + 1));
+  // Whole-app scans (classification, mistakes, what needs the store): with a build cache, what
+  // they find enters its key, not the files they read (build-cache.ts).
+  const scanText = (path: string): string | undefined => (session ? session.untracked(() => readText(path)) : readText(path));
+  const readBytes = (file: WalkedFile): Buffer => (session ? session.bytes(file) : readFileSync(file.abs));
+  session?.begin(byPath, () => diagnostics.items.length);
+  /**
+   * A file's Asset; `body` replaces the file's bytes (compiled CSS, a rewritten page). With a build
+   * cache, the last load's Asset of the same bytes in the same `role` (its compressed variants kept).
+   */
+  const assetOf = (role: 'route' | 'not-found' | 'fingerprinted', file: WalkedFile, body?: Buffer, type = contentTypeOf(file.path)): Asset => {
+    const bytes = body ?? (file.size <= opts.memoryLimit ? readBytes(file) : undefined);
+    return session ? session.asset(role, file, bytes, type, () => makeAsset(file, bytes, type)) : makeAsset(file, bytes, type);
+  };
   const tree: SourceTree = {
     read(path) {
       const p = normalizePath(path);
@@ -182,7 +212,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
 
   // 2. Classify.
   const firstLine = (path: string) => () => {
-    const text = readText(path) ?? '';
+    const text = scanText(path) ?? '';
     const nl = text.indexOf('\n');
     return nl === -1 ? text : text.slice(0, nl);
   };
@@ -197,7 +227,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     return file;
   });
   warnPrivateAncestors(walked.dirs, diagnostics);
-  checkMistakes(files, readText, diagnostics);
+  checkMistakes(files, scanText, diagnostics);
 
   // 3. Parameter definitions: every {param} directory needs a 🔗.yaml; every {param}.html a {param}🔗.yaml.
   const params = readParamDefinitions(walked.dirs, files, tree, diagnostics);
@@ -238,7 +268,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     })),
     // Sass reads the properties as the parser saw them (src/content/properties.ts).
     readText: (p) => (p === PROPERTIES_FILE && properties.scss !== undefined ? properties.scss : readText(p)),
-    readBytes: (p) => readFileSync(byPath.get(p)!.abs),
+    readBytes: (p) => readBytes(byPath.get(p)!),
     diagnostics,
     memoryLimit: opts.memoryLimit,
   }, mount);
@@ -246,20 +276,21 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
     const csp = new PolicyCompiler({
       settings: auth.enabled ? { ...settings.csp, formActionAuth: providerOrigins(auth, process.env) } : settings.csp,
       diagnostics,
-      hooks: {
+      hooks: recordedBy(session, {
         rewrite: (url, from) => catalog.rewrite(url, from),
         inline: (url, kind, from) => catalog.inline(url, kind, from),
         read: (p) => tree.read(p),
         element: (use) => connectors.expand(use),
-      },
+      }),
     });
 
     // 4. Suppliers, then endpoints; collect routes.
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
-    const data = models.models.size || models.embedded.size || auth.enabled || usesVisitorState(files, tree) ? new AppData(models, notifications, auth.enabled) : undefined;
+    const visitorState = usesVisitorState(files, scanText);
+    const data = models.models.size || models.embedded.size || auth.enabled || visitorState ? new AppData(models, notifications, auth.enabled) : undefined;
     if (data && auth.enabled) data.authConfig = auth;
-    if (data) data.sendsMail = files.some((f) => f.kind === 'notification' || ((f.kind === 'script' || f.kind === 'supplier' || f.kind === 'function-supplier') && /['"]📧['"]/.test(tree.read(f.path) ?? '')));
+    if (data) data.sendsMail = sendsMail(files, scanText);
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
     const pages = new Map<string, string>();
     for (const [key, def] of params) {
@@ -293,8 +324,11 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
       modules,
       csp,
       reroute: (path, req) => rerouteGet(router!, path, req),
+      ...(session && { units: session }),
     };
     modules.suppliers = compileSuppliers(files, ctx);
+    // Every view and script compiled from here depends on what was read so far, and on its own files.
+    session?.seal(files, byPath, walked.dirs, { options: { dev: opts.dev, csp: opts.csp, memoryLimit: opts.memoryLimit, sources: opts.sources }, prerender, mount, overrides: overrides?.values, visitorState, mail: data?.sendsMail }, opts.memoryLimit);
     const entries: Array<{ spec: RouteSpec; value: Endpoint }> = [];
     for (const file of files) {
       if (file.hidden) continue;
@@ -316,15 +350,15 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
         diagnostics.warn('LW_APP_ODD_NAME', `the URL segment "${last.value}" needs percent-encoding in links; prefer a-z, 0-9 and -`, file.path);
       }
       const walkedFile = byPath.get(file.path)!;
-      let make = (body?: Buffer): Asset => makeAsset(walkedFile, opts, body);
+      let make = (body?: Buffer): Asset => assetOf('route', walkedFile, body);
       if (file.kind === 'scss') {
         const css = catalog.body(file.path);
         if (css === undefined) continue;
-        make = () => makeAsset(walkedFile, opts, css, 'text/css; charset=utf-8');
+        make = () => assetOf('route', walkedFile, css, 'text/css; charset=utf-8');
       } else if (mount !== undefined && file.kind === 'static' && /\.css$/i.test(file.path) && walkedFile.size <= opts.memoryLimit) {
         // A nested site's .css, its url(/…) written for the mount, once (mounts.ts mountCss).
         const css = catalog.body(file.path);
-        make = (body) => makeAsset(walkedFile, opts, body ?? css);
+        make = (body) => assetOf('route', walkedFile, body ?? css);
       }
       if (pinned !== undefined) {
         const inner = make;
@@ -355,7 +389,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
         warnResourcePage(file, diagnostics);
         continue;
       }
-      const page = compileNotFound(file, ctx, (body) => makeAsset(byPath.get(file.path)!, opts, body));
+      const page = compileNotFound(file, ctx, (body) => assetOf('not-found', byPath.get(file.path)!, body));
       if (page) notFoundPages.set(file.dir, mount === undefined ? page : mountErrorPage(page, mount));
     }
     // HTML suppliers follow the page rules too (their output is never hashed).
@@ -368,7 +402,7 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
       const spec = parseRouteFile(served.url, 'static');
       const body = catalog.body(served.file);
       if (!spec || body === undefined || taken.has(routeKey(spec))) continue;
-      const asset = withCacheControl(makeAsset(byPath.get(served.file)!, opts, body, contentTypeOf(served.file.endsWith('.scss') ? 'x.css' : served.file)), IMMUTABLE);
+      const asset = withCacheControl(assetOf('fingerprinted', byPath.get(served.file)!, body, contentTypeOf(served.file.endsWith('.scss') ? 'x.css' : served.file)), IMMUTABLE);
       const reply: Reply = { type: 'asset', asset };
       entries.push({ spec: { ...spec, file: served.file }, value: { kind: 'static', method: 'GET', pattern: formatPattern(spec), file: served.file, dir: served.file.slice(0, served.file.lastIndexOf('/')), handle: () => reply } });
     }
@@ -418,10 +452,17 @@ function buildOne(rootDir: string, options: AppOptions, prerender: boolean, moun
           .sort((a, b) => (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : a.method < b.method ? -1 : 1));
       },
     };
-    return { app, diagnostics: diagnostics.sorted() };
+    const sorted = diagnostics.sorted();
+    session?.finish(sorted);
+    return { app, diagnostics: sorted };
   } finally {
     catalog.dispose();
   }
+}
+
+/** The page pass's hooks, their answers recorded for the build cache when there is one. */
+function recordedBy(session: BuildSession | undefined, hooks: PolicyHooks): PolicyHooks {
+  return session ? session.recordHooks(hooks) : hooks;
 }
 
 /** Files pages may refer to as assets (fingerprinted when public). */
@@ -452,9 +493,8 @@ function routeKindOf(file: ClassifiedFile): RouteKind | undefined {
   }
 }
 
-/** A file's Asset; `body` replaces the file's bytes (compiled CSS, a rewritten page). */
-function makeAsset(file: WalkedFile, opts: Required<AppOptions>, body?: Buffer, type = contentTypeOf(file.path)): Asset {
-  if (body === undefined && file.size <= opts.memoryLimit) body = readFileSync(file.abs);
+/** A file's Asset: `body` is what it serves (undefined: the file is streamed). */
+function makeAsset(file: WalkedFile, body: Buffer | undefined, type: string): Asset {
   return new Asset(body, file.abs, { size: body?.length ?? file.size, mtimeMs: file.mtimeMs, type });
 }
 

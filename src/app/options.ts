@@ -1,3 +1,5 @@
+import type { BuildCache } from './build-cache.js';
+
 /** What the embedding code (the CLI, tests, benchmarks) chooses when it loads an app. */
 export interface AppOptions {
   /** Development mode: render error details into HTML comments, log more. */
@@ -20,4 +22,13 @@ export interface AppOptions {
    * a URL missing here is not available (docs/connectors.md).
    */
   sources?: Record<string, string>;
+  /**
+   * Results of earlier loads of the same directory (`laneway dev`, `serve --watch`: build-cache.ts):
+   * files, views and scripts that did not change are not read or compiled again. The app is the
+   * same as without it.
+   */
+  cache?: BuildCache;
 }
+
+/** The options of one load with their defaults, as the loader and the compilers read them. */
+export type LoadOptions = Required<Omit<AppOptions, 'cache'>>;

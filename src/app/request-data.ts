@@ -6,11 +6,16 @@
  * script without carrying host behaviour. Names with dashes are imported in camelCase
  * (`this-that` → `thisThat`).
  */
-import busboy from 'busboy';
+import type Busboy from 'busboy';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { LanewayError } from '../diag/index.js';
 import { slots } from '../shared/index.js';
 import type { RequestInfo } from './endpoint.js';
+
+// busboy is loaded with the first multipart body: a process that only checks or loads an app never needs it.
+let loadedBusboy: typeof Busboy | undefined;
+const busboy = (...args: Parameters<typeof Busboy>): ReturnType<typeof Busboy> => (loadedBusboy ??= createRequire(import.meta.url)('busboy') as typeof Busboy)(...args);
 
 /** Field name → every submitted value, in order. */
 export type FieldMap = Map<string, string[]>;
@@ -156,7 +161,7 @@ function parseJsonBody(body: Buffer): FieldMap {
 function parseMultipart(contentType: string, body: Buffer): Promise<FieldMap> {
   return new Promise((resolve, reject) => {
     const out = new FieldCollector('body');
-    let parser: busboy.Busboy;
+    let parser: Busboy.Busboy;
     try {
       // One more than MAX_FIELDS: busboy then reports the excess instead of skipping it silently.
       parser = busboy({ headers: { 'content-type': contentType }, limits: { fields: MAX_FIELDS + 1, parts: MAX_FIELDS + 1, fieldSize: body.length } });

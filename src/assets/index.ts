@@ -17,4 +17,4 @@ export {
   type CatalogOptions,
   type ServedAsset,
 } from './catalog.js';
-export { ScssCompiler, type ScssSource } from './scss.js';
+export { persistStylesheets, ScssCompiler, type ScssSource } from './scss.js';

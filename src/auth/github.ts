@@ -8,8 +8,14 @@
  * The three base URLs can be changed (GitHub Enterprise Server, or a local stand-in in tests).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { calculatePKCECodeChallenge, randomPKCECodeVerifier, randomState } from 'openid-client';
+import { createRequire } from 'node:module';
+import type * as Oidc from 'openid-client';
 import { AuthError, callbackUrl, networkFailure, oauthErrorCode, pictureUrl, providerUrl, PROVIDER_TIMEOUT_MS, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';
+
+// openid-client's PKCE helpers, loaded with the first sign-in (an ES module, loaded by require as
+// Node 20.19 allows): apps without users never load it.
+let loadedOidc: typeof Oidc | undefined;
+const pkce = (): typeof Oidc => (loadedOidc ??= createRequire(import.meta.url)('openid-client') as typeof Oidc);
 
 export const GITHUB_AUTHORIZE_URL = 'https://github.com/login/oauth/authorize';
 export const GITHUB_TOKEN_URL = 'https://github.com/login/oauth/access_token';
@@ -83,6 +89,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
 
   return {
     async start() {
+      const { calculatePKCECodeChallenge, randomPKCECodeVerifier, randomState } = pkce();
       const state = randomState();
       const codeVerifier = randomPKCECodeVerifier();
       const url = new URL(authorizeUrl);

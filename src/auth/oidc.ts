@@ -9,10 +9,16 @@
  * provider sent them back to, with those checks, and answers who signed in — or throws an
  * `AuthError` (see ./errors.ts).
  */
-import * as oidc from 'openid-client';
+import { createRequire } from 'node:module';
+import type * as Oidc from 'openid-client';
 import { AuthError, callbackUrl, networkFailure, oauthErrorCode, pictureUrl, providerUrl, PROVIDER_TIMEOUT_MS, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';
 
 export { AuthError, type AuthErrorCode, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';
+
+// openid-client (with jose and oauth4webapi) is loaded when the first sign-in client is made: apps
+// without users never load it (an ES module, loaded by require as Node 20.19 allows).
+let loadedOidc: typeof Oidc | undefined;
+const oidc = (): typeof Oidc => (loadedOidc ??= createRequire(import.meta.url)('openid-client') as typeof Oidc);
 
 export type TokenEndpointAuth = 'client_secret_basic' | 'client_secret_post';
 
@@ -64,20 +70,20 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
   const timeoutMs = options.timeoutMs ?? PROVIDER_TIMEOUT_MS;
   const secret = options.clientSecret;
 
-  const basic = oidc.ClientSecretBasic(secret);
-  const post = oidc.ClientSecretPost(secret);
-  const clientAuth: oidc.ClientAuth = (as, client, body, headers) => {
+  const basic = oidc().ClientSecretBasic(secret);
+  const post = oidc().ClientSecretPost(secret);
+  const clientAuth: Oidc.ClientAuth = (as, client, body, headers) => {
     const method = options.tokenEndpointAuth ?? defaultAuthMethod(as.token_endpoint_auth_methods_supported);
     (method === 'client_secret_post' ? post : basic)(as, client, body, headers);
   };
 
-  let discovered: Promise<oidc.Configuration> | undefined;
-  function configuration(): Promise<oidc.Configuration> {
-    discovered ??= oidc
+  let discovered: Promise<Oidc.Configuration> | undefined;
+  function configuration(): Promise<Oidc.Configuration> {
+    discovered ??= oidc()
       .discovery(issuer, options.clientId, { client_secret: secret }, clientAuth, {
-        [oidc.customFetch]: providerFetch,
+        [oidc().customFetch]: providerFetch,
         timeout: timeoutMs / 1000,
-        execute: insecure ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks],
+        execute: insecure ? [oidc().allowInsecureRequests, oidc().enableNonRepudiationChecks] : [oidc().enableNonRepudiationChecks],
       })
       .catch((err: unknown) => {
         discovered = undefined;
@@ -91,14 +97,14 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
 
     async start() {
       const config = await configuration();
-      const codeVerifier = oidc.randomPKCECodeVerifier();
-      const state = oidc.randomState();
-      const nonce = oidc.randomNonce();
-      const url = oidc.buildAuthorizationUrl(config, {
+      const codeVerifier = oidc().randomPKCECodeVerifier();
+      const state = oidc().randomState();
+      const nonce = oidc().randomNonce();
+      const url = oidc().buildAuthorizationUrl(config, {
         redirect_uri: redirectUri.href,
         scope,
         response_type: 'code',
-        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge: await oidc().calculatePKCECodeChallenge(codeVerifier),
         code_challenge_method: 'S256',
         state,
         nonce,
@@ -115,9 +121,9 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
       // token endpoint is the configured one, whatever host or scheme the request arrived with.
       const current = new URL(redirectUri);
       current.search = callback.search;
-      let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+      let tokens: Awaited<ReturnType<typeof Oidc.authorizationCodeGrant>>;
       try {
-        tokens = await oidc.authorizationCodeGrant(config, current, {
+        tokens = await oidc().authorizationCodeGrant(config, current, {
           expectedState: checks.state,
           expectedNonce: checks.nonce,
           pkceCodeVerifier: checks.codeVerifier,
@@ -133,7 +139,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
       const wantsEmail = scopes.includes('email') && claims.email === undefined;
       if ((wantsProfile || wantsEmail) && config.serverMetadata().userinfo_endpoint) {
         try {
-          const info = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+          const info = await oidc().fetchUserInfo(config, tokens.access_token, idClaims.sub);
           claims = { ...info, ...claims };
         } catch (err) {
           throw classify(err, 'userinfo');
@@ -176,7 +182,7 @@ class Unreachable extends Error {
   }
 }
 
-const providerFetch: oidc.CustomFetch = async (url, options) => {
+const providerFetch: Oidc.CustomFetch = async (url, options) => {
   let response: Response;
   try {
     response = await fetch(url, options as RequestInit);
@@ -200,11 +206,11 @@ function classify(err: unknown, stage: Stage): AuthError {
       return new AuthError('LW_AUTH_PROVIDER_DOWN', 'The sign-in provider is not answering; please try again later.', `${stage}: ${e.why}`);
     }
   }
-  if (err instanceof oidc.AuthorizationResponseError) {
+  if (err instanceof oidc().AuthorizationResponseError) {
     const code = oauthErrorCode(err.error) ?? 'error';
     return new AuthError('LW_AUTH_BAD_CALLBACK', code === 'access_denied' ? 'The sign-in was cancelled or refused at the provider.' : `The provider did not sign you in (${code}).`, `authorization response: error=${code}`);
   }
-  if (err instanceof oidc.ResponseBodyError) {
+  if (err instanceof oidc().ResponseBodyError) {
     const code = oauthErrorCode(err.error) ?? 'error';
     const detail = `${stage === 'userinfo' ? 'userinfo' : 'token endpoint'}: ${code} (HTTP ${err.status})`;
     if (code === 'invalid_client' || code === 'unauthorized_client') {
@@ -212,7 +218,7 @@ function classify(err: unknown, stage: Stage): AuthError {
     }
     return new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', detail);
   }
-  if (err instanceof oidc.WWWAuthenticateChallengeError) {
+  if (err instanceof oidc().WWWAuthenticateChallengeError) {
     const code = oauthErrorCode(err.cause[0]?.parameters.error) ?? 'challenge';
     const detail = `${stage === 'userinfo' ? 'userinfo' : 'token endpoint'}: ${code} (HTTP ${err.status})`;
     if (stage !== 'userinfo' && code === 'invalid_client') return new AuthError('LW_AUTH_PROVIDER_CONFIG', 'The sign-in provider refused this server’s client id or secret.', detail);

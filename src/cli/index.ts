@@ -2,21 +2,20 @@
  * The `laneway` command: serve, check, routes. `bin/laneway` only calls `main`.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { appHasData, checkApp, closeAppData, loadApp, openAppData, type App } from '../app/index.js';
+import { persistStylesheets } from '../assets/index.js';
+import { appHasData, BuildCache, checkApp, closeAppData, loadApp, openAppData, type App } from '../app/index.js';
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
-import { createLogger, createServer } from '../http/index.js';
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
 import { checkAppDirectory, colorEnabled, palette, parseCommandLine, parseLogFormat, parsePort, PLAIN, suggest, usageError, USAGE_EXIT } from './args.js';
-import { describeListenError } from './listen-error.js';
 import { NEW_HELP, runNew } from './new.js';
 import { jsonIo } from './output.js';
-// laneway dev (issue 13): the development server and the file watcher `serve --watch` shares.
-import { createDevTools, watchAppFiles } from '../dev/index.js';
-// serve --workers N, health and metrics (issue 13, items 6–8; docs/deploy.md).
-import { isWorkerProcess, readServeScaling, serveSupervised } from '../supervisor/index.js';
-import { HttpMetrics, serveMetrics } from '../http/metrics.js';
+// What only serving needs is imported when a command serves (`check` starts faster without it):
+// the HTTP server, `laneway dev`'s development server and file watcher (issue 13), `serve
+// --workers N`, health and metrics (issue 13, items 6–8; docs/deploy.md).
+import type { ServeScaling } from '../supervisor/index.js';
 
 const HELP: Record<string, string> = {
   main: `Usage: laneway <command> [options]
@@ -213,7 +212,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return USAGE_EXIT;
   }
   // laneway dev: serve --dev --watch with the development server (src/dev/), made before the first load.
-  const devTools = command === 'dev' ? createDevTools({ root: dir }) : undefined;
+  const devTools = command === 'dev' ? (await import('../dev/index.js')).createDevTools({ root: dir }) : undefined;
   if (devTools) {
     values.dev = true;
     values.watch = true;
@@ -237,12 +236,15 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return USAGE_EXIT;
   }
   // Workers, watchdog, metrics (src/supervisor/): the default number of workers follows the database.
-  const scaling = readServeScaling(values, values.database ?? process.env.DATABASE_URL, values.watch === true);
+  // Commands that do not serve only check the options given.
+  const scalingGiven = ['workers', 'watchdog-ms', 'metrics', 'metrics-host', 'metrics-port'].some((k) => values[k as keyof typeof values] !== undefined);
+  const scaling: ServeScaling | { error: string } = serving || scalingGiven
+    ? (await import('../supervisor/index.js')).readServeScaling(values, values.database ?? process.env.DATABASE_URL, values.watch === true)
+    : { workers: 1, watchdogMs: 0, metrics: { enabled: false } };
   if ('error' in scaling) {
     io.err(usageError(command, scaling.error, paint.err));
     return USAGE_EXIT;
   }
-  const logger = createLogger(log, io.out, io.err, { timestamps: true, color: { out: io === stdio && colorEnabled(process.stdout), err: io === stdio && colorEnabled(process.stderr) } });
   // The sources map: --source flags > LANEWAY_SOURCES > the sources file (docs/connectors.md).
   const sourcesFile = values.sources !== undefined ? resolve(values.sources) : join(dirname(dir), SOURCES_FILE);
   if (values.sources !== undefined && !existsSync(sourcesFile)) {
@@ -261,9 +263,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 2;
   }
   let sources = read.sources;
-  // The usage errors are behind: from here on, with --log json, every line the command prints is
-  // a JSON object (output.ts).
-  if (log === 'json' && serving) io = jsonIo(logger);
+  // Compiled stylesheets are kept between runs (src/assets/scss.ts): a check does not load Sass
+  // again for a stylesheet it compiled before.
+  persistStylesheets(stylesheetCacheDir());
 
   if (command === 'check') {
     // A broken sources file is listed with the app's problems; the app is checked with the entries that are fine.
@@ -272,6 +274,12 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.out(summary(diagnostics));
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
   }
+
+  const { createLogger, createServer, HttpMetrics, serveMetrics } = await import('../http/index.js');
+  const logger = createLogger(log, io.out, io.err, { timestamps: true, color: { out: io === stdio && colorEnabled(process.stdout), err: io === stdio && colorEnabled(process.stderr) } });
+  // The usage errors are behind: from here on, with --log json, every line the command prints is
+  // a JSON object (output.ts).
+  if (log === 'json' && serving) io = jsonIo(logger);
 
   // The development sign-in (docs/users.md): test users anyone may sign in as, so `serve` takes
   // them only with --dev, and refuses to start without it rather than ignore them silently.
@@ -301,9 +309,11 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   // Run-time errors of scripts and views; dev also keeps them for the overlay of their request.
   const appLog = (message: string, fields: Record<string, unknown>) => logger.error(message, fields);
   const runtimeLog = devTools ? devTools.captureLog(appLog) : appLog;
+  // --watch (and dev): each rebuild compiles only what the changed files affect (app/build-cache.ts).
+  const cache = values.watch ? new BuildCache() : undefined;
   let app;
   try {
-    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog });
+    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, ...(cache && { cache }) });
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
     for (const d of err.diagnostics) logger.diagnostic(d);
@@ -353,6 +363,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
 
   // serve
+  const { isWorkerProcess, serveSupervised } = await import('../supervisor/index.js');
   // A worker of `serve --workers N` (src/supervisor/): the primary printed the warnings already.
   const worker = isWorkerProcess();
   if (!worker) for (const d of app.diagnostics) logger.diagnostic(d);
@@ -387,7 +398,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (typeof again === 'string') throw new Error(again);
     if (again.diagnostics.length > 0) throw new BuildError(again.diagnostics);
     sources = again.sources;
-    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog });
+    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, ...(cache && { cache }) });
   };
   // Several workers (src/supervisor/): this process has checked the app and its data; it supervises
   // the workers, or, started by the supervisor, it is one of them.
@@ -444,7 +455,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     address = await server.listen(portNumber, values.host ?? '127.0.0.1');
   } catch (err) {
     // What to change (--port, --host) and, for a port in use, who holds it (listen-error.ts).
-    const { message, fields } = describeListenError(err, values.host ?? '127.0.0.1', portNumber);
+    const { message, fields } = (await import('./listen-error.js')).describeListenError(err, values.host ?? '127.0.0.1', portNumber);
     if (log === 'json') logger.error(message, fields);
     else io.err(paint.err.red(`laneway ${command}: ${message}`));
     await closeAppData(current);
@@ -469,6 +480,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
    * that fails keeps the last good app serving (dev: every page shows the problems instead).
    */
   const rebuild = async (changed: string[], watchDirs: () => Promise<void>): Promise<void> => {
+    // The watcher names what changed; SIGHUP reads everything again.
+    if (changed.includes('SIGHUP')) cache?.clear();
+    else cache?.changed(changed);
     let next: App;
     try {
       next = reloadApp();
@@ -511,7 +525,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   // The app's files, those of the nested sites and local connectors it names (outside it too),
   // and the sources file; not the data directory (src/dev/watcher.ts).
   const watcher = values.watch
-    ? await watchAppFiles({
+    ? await (await import('../dev/index.js')).watchAppFiles({
         root: dir,
         files: [sourcesFile],
         dirs: () => localSourceDirs(dir, sources),
@@ -572,6 +586,21 @@ function enableDevSignIn(app: App, users: readonly DevUser[]): number {
 function logMigrations(app: App, logger: { info(message: string): void }): void {
   for (const c of app.data?.store?.migration.applied ?? []) logger.info(`database: ${c.model}: ${c.description} (applied at start)`);
   for (const m of app.mounts) logMigrations(m.app, logger);
+}
+
+/**
+ * Where compiled stylesheets are kept: $LANEWAY_CACHE_DIR (empty: nowhere), else the user's cache
+ * directory ($XDG_CACHE_HOME or ~/.cache) under laneway/.
+ */
+function stylesheetCacheDir(): string | undefined {
+  const given = process.env.LANEWAY_CACHE_DIR;
+  if (given !== undefined) return given === '' ? undefined : join(resolve(given), 'scss');
+  try {
+    const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+    return join(base, 'laneway', 'scss');
+  } catch {
+    return undefined;
+  }
 }
 
 /** The line `serve --dev` prints when test users may sign in. */

@@ -113,9 +113,10 @@ export function readStaticContent(tree: SourceTree, paths: readonly string[], di
 }
 
 /** Paths in a stable order that puts `a/b` right after `a` and digits in numeric order (`2/` before `10/`). */
-const collator = new Intl.Collator('en', { numeric: true });
+let collator: Intl.Collator | undefined;
 function comparePaths(a: string, b: string): number {
-  return collator.compare(a, b);
+  // Made on first use: making it costs milliseconds at start, and apps without static models never sort.
+  return (collator ??= new Intl.Collator('en', { numeric: true })).compare(a, b);
 }
 
 /** At most one body field, one uid field and one date field per model. */

@@ -55,11 +55,20 @@
  * this file): their HTML is already clean, so each option is a change to its tree, and the result
  * is cleaned again with the same allow-list.
  */
-import MarkdownIt, { type MarkdownIt as Converter, type StateCore, type Token } from 'markdown-it';
-import markdownItAnchor from 'markdown-it-anchor';
-import markdownItAttrs from 'markdown-it-attrs';
+import { createRequire } from 'node:module';
+import type MarkdownItModule from 'markdown-it';
+import type { MarkdownIt as Converter, StateCore, Token } from 'markdown-it';
+import type MarkdownItAnchor from 'markdown-it-anchor';
+import type MarkdownItAttrs from 'markdown-it-attrs';
 import { readRichTree, sanitizeHtml, writeRichTree, type RichElement, type RichNode } from '../models/rich.js';
 import { slugify } from './slug.js';
+
+// markdown-it and its plugins are loaded when the first converter is made: apps without Markdown
+// never load them (their CommonJS builds, as models/rich.ts and dev/docs.ts load markdown-it).
+const require = createRequire(import.meta.url);
+const MarkdownIt = (...args: ConstructorParameters<typeof MarkdownItModule>): Converter => new (require('markdown-it') as typeof MarkdownItModule)(...args);
+const markdownItAnchor = (): typeof MarkdownItAnchor => require('markdown-it-anchor') as typeof MarkdownItAnchor;
+const markdownItAttrs = (): typeof MarkdownItAttrs => require('markdown-it-attrs') as typeof MarkdownItAttrs;
 
 /** Display options of rich text: a field's `render:` map merged with a call's named arguments. */
 export interface MarkdownOptions {
@@ -254,12 +263,12 @@ function addClasses(state: StateCore, classes: Map<string, string>): void {
 
 /** A converter for one option set; see the top of this file for what each option does. */
 function createConverter(options: SettledOptions): Converter {
-  const md = new MarkdownIt('default', { html: false, linkify: options.autolink !== false, typographer: false });
+  const md = MarkdownIt('default', { html: false, linkify: options.autolink !== false, typographer: false });
   md.disable('table');
   // Links need a scheme (`www.x.org` and `sahara.md` stay text); `ftp:` and `//host` would lose their target in the sanitizer.
   md.linkify.set({ fuzzyLink: false, fuzzyIP: false, fuzzyEmail: true }).add('ftp:', null).add('//', null);
   const rulesBefore = new Set(md.core.ruler.getRules(''));
-  md.use(markdownItAttrs, { allowedAttributes: ['id', 'class'], fenceAttrsOnPre: false, errorHandler: () => {} });
+  md.use(markdownItAttrs(), { allowedAttributes: ['id', 'class'], fenceAttrsOnPre: false, errorHandler: () => {} });
   // The attribute-block rule tries each of its patterns at every token, doubling markdown-it's time;
   // a source without `{` has no attribute block, so it is skipped there.
   const attributeBlocks = md.core.ruler.getRules('').find((rule) => !rulesBefore.has(rule));
@@ -276,7 +285,7 @@ function createConverter(options: SettledOptions): Converter {
   if (options.generateHeaderId) {
     md.core.ruler.push('laneway_explicit_ids', collectExplicitIds);
     // Pushes its rule after ours. `tabIndex: false`: no `tabindex` attribute; `failOnNonUnique`: a repeated {#id} is numbered, not thrown.
-    md.use(markdownItAnchor, {
+    md.use(markdownItAnchor(), {
       slugifyWithState: headingSlug,
       getTokensText: (tokens: Token[]) => inlineText(tokens),
       uniqueSlugStartIndex: 2,

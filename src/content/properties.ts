@@ -18,7 +18,8 @@
  * Sass reads the same view of the file (`scss`): one declaration per property, on the line where
  * it is written, so that a Sass error still points at the right line.
  */
-import { IntlMessageFormat } from 'intl-messageformat';
+import { createRequire } from 'node:module';
+import type * as MessageFormat from 'intl-messageformat';
 import { LanewayError, locate, type Code, type DiagnosticList } from '../diag/index.js';
 import type { SourceTree } from '../shared/index.js';
 
@@ -615,6 +616,12 @@ const ICU_ARGUMENT = 1;
 const ICU_DATE = 3;
 const ICU_TIME = 4;
 
+// intl-messageformat is loaded when the first message is parsed: apps whose properties have no
+// messages never load it (an ES module, loaded by require as Node 20.19 allows: the Node that
+// htmlparser2 and Sass need already).
+let loadedFormat: typeof MessageFormat.IntlMessageFormat | undefined;
+const messageFormat = (): typeof MessageFormat.IntlMessageFormat => (loadedFormat ??= (createRequire(import.meta.url)('intl-messageformat') as typeof MessageFormat).IntlMessageFormat);
+
 type CompiledMessage =
   | { fn: (...args: unknown[]) => string; arity: number; named: string[]; plain: string | undefined }
   | { error: string; offset: number };
@@ -624,10 +631,10 @@ type CompiledMessage =
  * arguments is formatted here, once.
  */
 function compileMessage(name: string, message: string, locale: string): CompiledMessage {
-  let format: IntlMessageFormat;
+  let format: MessageFormat.IntlMessageFormat;
   try {
     // ignoreTag: `<b>` is text here (views escape the result), not an ICU rich-text tag.
-    format = new IntlMessageFormat(message, locale, undefined, { ignoreTag: true });
+    format = new (messageFormat())(message, locale, undefined, { ignoreTag: true });
   } catch (e) {
     const err = e as { message?: string; location?: { start?: { offset?: number } } };
     const code = String(err.message ?? e);

@@ -7,7 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import MarkdownIt, { type MarkdownIt as Converter } from 'markdown-it';
+import { createRequire } from 'node:module';
+import type MarkdownIt from 'markdown-it';
+import type { MarkdownIt as Converter } from 'markdown-it';
 
 /** Where the pages are served. */
 export const DOCS_PATH = '/__/dev/docs/';
@@ -40,7 +42,8 @@ let converter: Converter | undefined;
 
 function markdown(): Converter {
   if (converter) return converter;
-  const md = new MarkdownIt('default', { html: false, linkify: false });
+  // Loaded when the first page of the docs is asked for (the CommonJS build, as src/content/ loads it).
+  const md = new (createRequire(import.meta.url)('markdown-it') as typeof MarkdownIt)('default', { html: false, linkify: false });
   md.core.ruler.push('laneway_heading_ids', (state) => {
     const taken = new Map<string, number>();
     const tokens = state.tokens;

@@ -16,15 +16,20 @@
  * XSS, and is why a second pass (`normaliseTree`) rewrites the few nestings that sanitize-html
  * accepts but the HTML parser would rebuild differently.
  */
-import { Parser } from 'htmlparser2';
-import MarkdownIt from 'markdown-it';
+import type * as HtmlParser2 from 'htmlparser2';
+import type MarkdownItModule from 'markdown-it';
+import type { MarkdownIt as Converter } from 'markdown-it';
 import { createRequire } from 'node:module';
 import type Sanitize from 'sanitize-html';
 
-// sanitize-html is loaded when an html or Markdown value is first cleaned (apps without rich text never load it).
+// sanitize-html, htmlparser2 and markdown-it are loaded when an html or Markdown value is first
+// read, cleaned or rendered (apps without rich text never load them; htmlparser2 is an ES module,
+// loaded by require as Node 20.19 allows, the Node it needs itself).
 const require = createRequire(import.meta.url);
 let loadedSanitize: typeof Sanitize | undefined;
 const sanitize = (html: string, options: Sanitize.IOptions): string => (loadedSanitize ??= require('sanitize-html') as typeof Sanitize)(html, options);
+let loadedParser: typeof HtmlParser2.Parser | undefined;
+const htmlParser = (): typeof HtmlParser2.Parser => (loadedParser ??= (require('htmlparser2') as typeof HtmlParser2).Parser);
 import type { ValueResult } from './values.js';
 
 const BLOCK_ELEMENTS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div', 'p', 'pre', 'blockquote', 'ul', 'ol', 'li'];
@@ -124,7 +129,7 @@ export interface RichElement {
 function readTree(html: string): RichNode[] {
   const root: RichElement = { name: '', attribs: {}, children: [] };
   const stack: RichElement[] = [root];
-  const parser = new Parser(
+  const parser = new (htmlParser())(
     {
       onopentag(name, attribs) {
         const element: RichElement = { name, attribs, children: [] };
@@ -271,11 +276,18 @@ export function checkHtml(input: unknown, bounds: { min?: number; max?: number }
  * - `hr`: removed by `sanitizeHtml` (it has no text);
  * - attributes beyond `id class href` (`title` on links, `start` on `ol`): removed.
  */
-const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false }).disable('table');
-markdown.renderer.rules.image = (tokens, index, options, env, renderer) =>
-  markdown.utils.escapeHtml(renderer.renderInlineAsText(tokens[index]!.children ?? [], options, env));
+let converter: Converter | undefined;
+function markdown(): Converter {
+  if (converter === undefined) {
+    const md = new (require('markdown-it') as typeof MarkdownItModule)({ html: false, linkify: false, typographer: false }).disable('table');
+    md.renderer.rules.image = (tokens, index, options, env, renderer) =>
+      md.utils.escapeHtml(renderer.renderInlineAsText(tokens[index]!.children ?? [], options, env));
+    converter = md;
+  }
+  return converter;
+}
 
 /** Markdown converted to HTML within the same allow-list as `sanitizeHtml`, links included. */
 export function renderMarkdown(text: string): string {
-  return sanitizeHtml(markdown.render(text));
+  return sanitizeHtml(markdown().render(text));
 }

@@ -6,11 +6,17 @@
  * Sanitising html and markdown is not done here (it comes with the rich-text work); these checks
  * only bound their length.
  */
-import { Parser } from 'htmlparser2';
+import { createRequire } from 'node:module';
+import type * as HtmlParser2 from 'htmlparser2';
 import { COUNTRY_CODES } from './countries.js';
 import { checkHtml } from './rich.js';
 import { parseHierarchy } from './hierarchy.js';
 import type { FieldDefinition, ModelSchema } from './schema.js';
+
+// htmlparser2 is loaded when the first html value is checked: apps without html fields never load
+// it (an ES module, loaded by require as Node 20.19 allows, the Node htmlparser2 itself needs).
+let loadedParser: typeof HtmlParser2.Parser | undefined;
+const htmlParser = (): typeof HtmlParser2.Parser => (loadedParser ??= (createRequire(import.meta.url)('htmlparser2') as typeof HtmlParser2).Parser);
 
 export type ValueResult<T = unknown> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -341,7 +347,7 @@ export function checkSvgIcon(input: unknown): ValueResult<string> {
   const refuse = (message: string): void => {
     problem ??= message;
   };
-  const parser = new Parser(
+  const parser = new (htmlParser())(
     {
       onattribute(name, value) {
         if (attributes.some(([n]) => n.toLowerCase() === name.toLowerCase())) refuse(`must not repeat the attribute ${/^[\w:.-]{1,40}$/.test(name) ? name : ''}`.trimEnd());
