@@ -120,12 +120,15 @@ export async function checkTarget(label, port, path, { status, bodyIncludes, sam
   return res;
 }
 
-/** One bounded autocannon run; throws on socket errors, timeouts or an unexpected status. */
-export async function load(port, path, seconds, expectStatus, headers) {
+/**
+ * One bounded autocannon run; throws on socket errors, timeouts or an unexpected status.
+ * `connections` defaults to the workload's (BENCH_CONNECTIONS).
+ */
+export async function load(port, path, seconds, expectStatus, headers, connections = WORKLOAD.connections) {
   const result = await autocannon({
     url: `http://${HOST}:${port}${path}`,
     ...(headers && { headers }),
-    connections: WORKLOAD.connections,
+    connections,
     pipelining: WORKLOAD.pipelining,
     duration: seconds,
     timeout: 5,
@@ -148,15 +151,16 @@ const median = (xs) => {
 
 /**
  * Measures one scenario: baseline and candidate alternate (A B A B …) after a warm-up of each.
- * `a` and `b` are `{ label, port, path }`; both must answer `expectStatus`.
+ * `a` and `b` are `{ label, port, path }`, with optional request `headers` and `connections`
+ * (default: the workload's); both must answer `expectStatus`.
  */
 export async function compare(name, a, b, expectStatus) {
-  await load(a.port, a.path, WORKLOAD.warmupSeconds, expectStatus, a.headers);
-  await load(b.port, b.path, WORKLOAD.warmupSeconds, expectStatus, b.headers);
+  await load(a.port, a.path, WORKLOAD.warmupSeconds, expectStatus, a.headers, a.connections);
+  await load(b.port, b.path, WORKLOAD.warmupSeconds, expectStatus, b.headers, b.connections);
   const runs = { a: [], b: [] };
   for (let i = 0; i < WORKLOAD.rounds; i++) {
-    runs.a.push(await load(a.port, a.path, WORKLOAD.seconds, expectStatus, a.headers));
-    runs.b.push(await load(b.port, b.path, WORKLOAD.seconds, expectStatus, b.headers));
+    runs.a.push(await load(a.port, a.path, WORKLOAD.seconds, expectStatus, a.headers, a.connections));
+    runs.b.push(await load(b.port, b.path, WORKLOAD.seconds, expectStatus, b.headers, b.connections));
   }
   const rpsA = median(runs.a.map((r) => r.rps));
   const rpsB = median(runs.b.map((r) => r.rps));
