@@ -264,18 +264,7 @@ console.log(`cluster.bench: ${describeWorkload()}; CPU scenario with ${CPU_CONNE
   const json = JSON.parse(timed.body.toString('utf8'));
   if (json.count !== 11) throw new Error(`GET ${JSON_PATH}: expected 11 matches, got ${timed.body}`);
   console.log(`  A  GET ${JSON_PATH}: ${timed.body.length} B of JSON; ${JSON_ALSO.length + 1} URLs byte-equal on both sides`);
-  const { result, printCpu: cpu } = await compareWithCpu(
-    `A  json endpoint ${JSON_PATH}, ${WORKERS} workers each`,
-    { label: 'bare node:http ×2', port: bare.port, path: JSON_PATH, server: bare },
-    { label: 'laneway ×2', port: laneway.port, path: JSON_PATH, server: laneway },
-    200,
-  );
-  report(result, TARGETS.json);
-  runByRun(result);
-  cpu();
-  console.log('');
-  results.push({ ...result, target: TARGETS.json });
-  await Promise.all([bare.stop(), laneway.stop()]);
+  await timeTwoSides(`A  json endpoint ${JSON_PATH}, ${WORKERS} workers each`, 'bare node:http ×2', bare, laneway, JSON_PATH, TARGETS.json);
 }
 
 // B — view page.
@@ -307,17 +296,22 @@ console.log(`cluster.bench: ${describeWorkload()}; CPU scenario with ${CPU_CONNE
   }
   if (problems.length) throw new Error(`GET ${VIEW_PATH}: the two sides do not answer the same before timing:\n  ${problems.join('\n  ')}`);
   console.log(`  B  GET ${VIEW_PATH}: laneway ${first.body.length} B, hogan ${answers[1][1].body.length} B of HTML, same headers and text on both sides`);
+  await timeTwoSides(`B  view ${VIEW_PATH} (layout + 3 partials + 200 rows from a supplier), ${WORKERS} workers each`, 'node:http+Hogan ×2', bare, laneway, VIEW_PATH, TARGETS.view);
+}
+
+/** Times `path` on the bare cluster and on Laneway's, reports it against `target`, then stops both. */
+async function timeTwoSides(title, bareLabel, bare, laneway, path, target) {
   const { result, printCpu: cpu } = await compareWithCpu(
-    `B  view ${VIEW_PATH} (layout + 3 partials + 200 rows from a supplier), ${WORKERS} workers each`,
-    { label: 'node:http+Hogan ×2', port: bare.port, path: VIEW_PATH, server: bare },
-    { label: 'laneway ×2', port: laneway.port, path: VIEW_PATH, server: laneway },
+    title,
+    { label: bareLabel, port: bare.port, path, server: bare },
+    { label: 'laneway ×2', port: laneway.port, path, server: laneway },
     200,
   );
-  report(result, TARGETS.view);
+  report(result, target);
   runByRun(result);
   cpu();
   console.log('');
-  results.push({ ...result, target: TARGETS.view });
+  results.push({ ...result, target });
   await Promise.all([bare.stop(), laneway.stop()]);
 }
 
