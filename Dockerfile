@@ -14,7 +14,7 @@
 
 ARG NODE_VERSION=20
 
-# ---- build: Laneway's TypeScript compiled to dist/ ----
+# ---- build: Laneway's TypeScript compiled to dist/, the command bundled into dist/bundle/ ----
 FROM node:${NODE_VERSION}-bookworm AS build
 WORKDIR /opt/laneway
 # Every dependency, TypeScript included. Compiling needs no native module, so no install script
@@ -22,6 +22,7 @@ WORKDIR /opt/laneway
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY bin ./bin
 COPY starters ./starters
 COPY src ./src

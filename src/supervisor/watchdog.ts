@@ -29,6 +29,8 @@
  * itself after a second threshold, as a last resort.
  */
 import { closeSync, writeSync } from 'node:fs';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import type { ServerResponse } from 'node:http';
 
@@ -153,8 +155,10 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
   const beatMs = Math.min(1000, Math.max(20, Math.round(options.thresholdMs / 10)));
   const timer = setInterval(() => Atomics.add(beats, 0, 1), beatMs);
   timer.unref();
-  // The compiled module is the thread's code too (the thread runs it with THREAD_MARK in workerData).
-  const self = new URL(import.meta.url);
+  // This module is the thread's code too (the thread runs it with THREAD_MARK in workerData). The
+  // file is named from this directory's sibling, so that the command's bundle (dist/bundle/,
+  // scripts/bundle.mjs) starts the thread with this one small module, not with the whole bundle.
+  const self = new URL(`../supervisor/watchdog${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
   const thread = new Worker(self, {
     workerData: { mark: THREAD_MARK, heartbeat, table: options.table.shared, thresholdMs: options.thresholdMs, beatMs, fd: options.fd ?? REPORT_FD },
     // The thread needs little: a small heap, no stdin.

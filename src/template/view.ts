@@ -190,6 +190,8 @@ interface Context {
   prepare: ViewCompileOptions['prepare'];
   units: Map<string, Unit | null>;
   svgs: Map<string, string | null>;
+  /** Bumped when a unit's generated code is dropped: views then generate theirs again. */
+  epoch: number;
 }
 
 // One context per load (per DiagnosticList): a file used by many views is parsed, checked and
@@ -199,7 +201,7 @@ const contexts = new WeakMap<DiagnosticList, Context>();
 function contextOf(options: ViewCompileOptions): Context {
   let ctx = contexts.get(options.diagnostics);
   if (ctx === undefined || ctx.tree !== options.tree) {
-    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, checkMember: options.checkMember, prepare: options.prepare, units: new Map(), svgs: new Map() };
+    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, checkMember: options.checkMember, prepare: options.prepare, units: new Map(), svgs: new Map(), epoch: 0 };
     contexts.set(options.diagnostics, ctx);
   }
   ctx.checkImport = options.checkImport;
@@ -568,14 +570,24 @@ function linkUnit(ctx: Context, unit: Unit): void {
   }
 }
 
-/** Generates a unit's render code (once); its link then points at it. */
-function codeOf(ctx: Context, unit: Unit): UnitCode | null {
-  if (ctx.prepare !== undefined && !unit.prepared && unit.marker) {
-    unit.prepared = true;
-    ctx.prepare(templateOf(unit));
-    // Compiled before the pass was known (an HTML supplier's partial): generate it again.
-    if (unit.code) unit.code = undefined;
+/** Runs the page pass (`prepare`: CSP rewrites, inlining, checks) over a unit, once. */
+function prepareUnit(ctx: Context, unit: Unit): void {
+  if (ctx.prepare === undefined || unit.prepared || !unit.marker) return;
+  unit.prepared = true;
+  ctx.prepare(templateOf(unit));
+  // Generated before the pass was known (an HTML supplier's partial, already rendered): the
+  // views using it generate it again before their next render.
+  if (unit.code !== undefined) {
+    unit.code = undefined;
+    ctx.epoch++;
   }
+}
+
+/**
+ * Generates a unit's render code (once, on the first render of a view that uses it); its link then
+ * points at it. Generation reports nothing: every problem was reported when the unit was loaded.
+ */
+function codeOf(ctx: Context, unit: Unit): UnitCode | null {
   if (unit.code !== undefined) return unit.code;
   const table: Record<string, Link> = Object.create(null);
   const links = new Map<string, Link>();
@@ -699,9 +711,8 @@ export function compileView(file: string, source: string, options: ViewCompileOp
       report(ctx, u, 'LW_VIEW_PRAGMA_PLACEMENT', 'Render-If only works in the view itself, not in a partial or layout', u.renderIf.at);
     }
   }
-  for (const u of units) codeOf(ctx, u);
-  if (units.some((u) => !u.ok || !u.code)) return undefined;
-  const code = unit.code!;
+  for (const u of units) prepareUnit(ctx, u);
+  if (units.some((u) => !u.ok)) return undefined;
 
   const imports: CompiledView['imports'] = [];
   const files = new Set<string>();
@@ -716,10 +727,24 @@ export function compileView(file: string, source: string, options: ViewCompileOp
   let cacheSeconds: CompiledView['cacheSeconds'];
   if (cache?.seconds !== undefined) cacheSeconds = { literal: cache.seconds };
   else if (cache?.variable !== undefined) cacheSeconds = { variable: cache.variable.text };
-  const cacheExpr = cacheUnit?.code?.exprs[cacheUnit.renderIf ? 1 : 0];
 
-  // Steps before the body: the view's own const/default lines, Render-If, the cache variable.
-  const renderIf = unit.renderIf !== undefined ? code.exprs[0] : undefined;
+  // The render code of the view and of the files it uses is generated on the first render, not
+  // here: `laneway check` and a server's start do not pay for the code of pages nobody asked for
+  // (docs/architecture.md, "Compile at load, generate at first use").
+  let code!: UnitCode;
+  let cacheExpr: UnitCode['exprs'][number] | undefined;
+  let renderIf: UnitCode['exprs'][number] | undefined;
+  let generated = -1;
+  const generateCode = (): void => {
+    for (const u of units) {
+      if (codeOf(ctx, u) === null) throw new RenderError(`internal error while compiling ${u.file}`);
+    }
+    code = unit.code!;
+    cacheExpr = cacheUnit?.code?.exprs[cacheUnit.renderIf ? 1 : 0];
+    // Steps before the body: the view's own const/default lines, Render-If, the cache variable.
+    renderIf = unit.renderIf !== undefined ? code.exprs[0] : undefined;
+    generated = ctx.epoch;
+  };
   const renderIfPos = unit.renderIf && { file, source, offset: unit.renderIf.at };
   const cachePos = cache && cacheUnit && { file: cacheUnit.file, source: cacheUnit.source, offset: cache.at };
 
@@ -800,6 +825,7 @@ export function compileView(file: string, source: string, options: ViewCompileOp
         });
       };
       try {
+        if (generated !== ctx.epoch) generateCode();
         let started: unknown;
         if (unit.decls.length > 0) started = code.declare(S);
         const result = then(started, () => renderIfStep());

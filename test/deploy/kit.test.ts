@@ -162,7 +162,7 @@ describe('Dockerfile', () => {
       assert.ok(existsSync(join(ROOT, s)), `COPY ${s}: no such file`);
       assert.ok(inContext(ignore, s), `.dockerignore leaves ${s} out of the build context`);
     }
-    for (const p of ['src/app/index.ts', 'bin/laneway', 'tsconfig.build.json']) assert.ok(inContext(ignore, p), p);
+    for (const p of ['src/app/index.ts', 'bin/laneway', 'tsconfig.build.json', 'scripts/bundle.mjs']) assert.ok(inContext(ignore, p), p);
     for (const p of ['node_modules', 'node_modules/yaml/package.json', 'dist/index.js', '.git/config', 'test/helpers.ts', 'src/app/suppliers.test.ts', 'laneway.env', '.env', 'examples/site/.laneway/laneway.db', 'scratch/x.ts']) {
       assert.ok(!inContext(ignore, p), `${p} must not be in the build context`);
     }
@@ -198,7 +198,7 @@ describe('Dockerfile', () => {
     assert.equal(pkg.bin.laneway, 'bin/laneway');
     assert.ok(statSync(join(ROOT, 'bin/laneway')).mode & 0o111, 'bin/laneway is executable');
     assert.match(read('bin/laneway'), /^#!\/usr\/bin\/env node\n/);
-    assert.match(read('bin/laneway'), /\.\.\/dist\/cli\/index\.js/);
+    assert.match(read('bin/laneway'), /\.\.\/dist\/bundle\/index\.js/);
     await assertRealCommand(argv.slice(1), 'Dockerfile CMD');
   });
 
