@@ -412,6 +412,11 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       args: argv,
       logger,
       announce: (url) => logger.listening(url, { workers: scaling.workers }),
+      listenFailed: async (err) => {
+        const { message, fields } = (await import('./listen-error.js')).describeListenError(err, values.host ?? '127.0.0.1', portNumber);
+        if (log === 'json') logger.error(message, fields);
+        else io.err(paint.err.red(`laneway ${command}: ${message}`));
+      },
       watchdogMs: scaling.watchdogMs,
       metrics: scaling.metrics,
       // SIGHUP: the app from its files again, and its data brought to the definitions, before new workers start.

@@ -15,7 +15,7 @@
  * arrive within a few milliseconds of each other, and a burst longer than that is only rebuilt
  * twice.
  */
-import { realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 
@@ -94,6 +94,12 @@ export async function watchAppFiles(options: WatchOptions): Promise<AppWatcher> 
   };
 
   let pending = new Set<string>();
+  /**
+   * Directories created since the last burst. Chokidar reads a new directory, then starts watching
+   * it: a file created in between is not reported (until something else changes there). The burst
+   * lists what such a directory holds itself.
+   */
+  let newDirs = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let closed = false;
@@ -115,7 +121,10 @@ export async function watchAppFiles(options: WatchOptions): Promise<AppWatcher> 
       atomic: false,
       ...more,
     });
-    watcher.on('all', (_event, path) => changed(path));
+    watcher.on('all', (event, path) => {
+      if (event === 'addDir') newDirs.add(resolve(path));
+      changed(path);
+    });
     watcher.on('error', (err) => options.onError?.(err as Error));
     return { watcher, ready: new Promise<void>((ready) => watcher.once('ready', () => ready())) };
   };
@@ -153,6 +162,8 @@ export async function watchAppFiles(options: WatchOptions): Promise<AppWatcher> 
     if (closed || pending.size === 0) return;
     // One burst at a time: the next starts when this one's onChange has settled.
     if (running) return;
+    for (const dir of newDirs) for (const path of entriesUnder(dir, ignored)) pending.add(path);
+    newDirs = new Set();
     const paths = [...pending];
     pending = new Set();
     running = (async () => {
@@ -185,6 +196,28 @@ export async function watchAppFiles(options: WatchOptions): Promise<AppWatcher> 
       await Promise.all([main.watcher.close(), singles?.watcher.close(), ...[...extra.values()].map((w) => w.close())]);
     },
   };
+}
+
+/** Every file and directory under `dir` that is not ignored (ignored directories are not entered; at most 10,000). */
+function entriesUnder(dir: string, ignored: (path: string) => boolean): string[] {
+  const found: string[] = [];
+  const todo = [dir];
+  while (todo.length > 0 && found.length < 10_000) {
+    const at = todo.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(at, { withFileTypes: true });
+    } catch {
+      continue; // gone again, or unreadable: the burst has what chokidar said
+    }
+    for (const entry of entries) {
+      const path = resolve(at, entry.name);
+      if (ignored(path)) continue;
+      found.push(path);
+      if (entry.isDirectory()) todo.push(path);
+    }
+  }
+  return found;
 }
 
 /** A path as the reload messages show it: relative to the app directory, with `/` separators. */

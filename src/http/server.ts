@@ -1,9 +1,10 @@
 /**
  * A listening server for an app, with timeouts and a graceful stop: stop accepting, let
- * in-flight requests finish (bounded), then close what is left.
+ * in-flight requests finish (bounded), then close what is left. A worker of `serve --workers N`
+ * does not listen: the supervisor hands it connections (`takeConnections`).
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { takeFreshAssets, type App } from '../app/index.js';
 import { precompressAssets } from './send.js';
@@ -33,6 +34,11 @@ export interface LanewayServer {
   server: Server;
   logger: Logger;
   listen(port: number, host: string): Promise<{ port: number; host: string; url: string }>;
+  /**
+   * Serves connections accepted elsewhere instead of listening (a worker of `serve --workers N`,
+   * src/supervisor/): answers the function that takes each one.
+   */
+  takeConnections(): (socket: Socket) => void;
   /** Stops accepting, ends open event streams, waits for in-flight requests (bounded), closes the rest. */
   close(): Promise<void>;
   /** Serves a newly loaded app from the next request on (requests in flight finish on the old one). */
@@ -65,6 +71,9 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
   let inFlight = 0;
   let idle: (() => void) | undefined;
   let closing = false;
+  // Connections handed over by takeConnections (Node counts only those its server accepted).
+  const handed = new Set<Socket>();
+  let handedDrained: (() => void) | undefined;
   const platform = createPlatformRoutes({ app: () => current, stopping: () => closing, logger }, options.platform);
   const headersTimeout = options.headersTimeoutMs ?? 20_000;
   const server = createHttpServer(
@@ -123,6 +132,24 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
         });
       });
     },
+    takeConnections() {
+      // Node starts its connection tracking (the idle list that closeIdleConnections reads, and
+      // the header and request timeouts) when its server emits 'listening'.
+      if (!server.listening) server.emit('listening');
+      void precompressAssets(takeFreshAssets());
+      return (socket) => {
+        // What Node does to a connection its own server accepts: no Nagle delay, and the half-open
+        // handling left to the HTTP server.
+        socket.setNoDelay(true);
+        socket.allowHalfOpen = (server as unknown as { allowHalfOpen: boolean }).allowHalfOpen;
+        handed.add(socket);
+        socket.once('close', () => {
+          handed.delete(socket);
+          if (handed.size === 0) handedDrained?.();
+        });
+        server.emit('connection', socket);
+      };
+    },
     close() {
       closing = true;
       return new Promise((resolve) => {
@@ -130,14 +157,27 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
         // accepted but not read yet is not idle (a supervisor's worker may be handed one just
         // before it stops): its request is answered, like the ones in flight, each with
         // Connection: close; a connection that falls idle after its answer is closed then.
-        const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          for (const socket of handed) socket.destroy();
+        }, options.shutdownTimeoutMs ?? 10_000);
         timer.unref();
-        server.close(() => {
+        // Done when Node's server has closed and every handed-over connection too.
+        let waiting = 2;
+        const done = () => {
+          if (--waiting > 0) return;
           clearTimeout(timer);
           resolve();
-        });
+        };
+        // A server that never listened (takeConnections) closes at once, with an error to say so.
+        server.close(() => done());
         for (const stop of [...streams]) stop();
         idle = () => server.closeIdleConnections();
+        handedDrained = () => {
+          handedDrained = undefined;
+          done();
+        };
+        if (handed.size === 0) handedDrained();
       });
     },
   };

@@ -1,6 +1,6 @@
 /**
- * `laneway serve --workers N` (docs/deploy.md): N worker processes sharing the port behind a
- * supervising primary (primary.ts), each with a watchdog thread (watchdog.ts). The CLI loads the
+ * `laneway serve --workers N` (docs/deploy.md): N worker processes serving the connections that a
+ * supervising primary accepts on the port (primary.ts), each with a watchdog thread (watchdog.ts). The CLI loads the
  * app (in the primary: the check before any worker starts; in a worker: its own load), opens its
  * data, then hands over here. `--workers 1` never comes here: one process, no cluster.
  */
@@ -50,6 +50,8 @@ export interface SupervisedServeOptions {
   metrics: { enabled: boolean; host?: string; port?: number };
   /** SIGHUP: load the app from its files again and bring its data up to date; false (problems printed) keeps the workers. */
   checkReload(): Promise<boolean>;
+  /** Prints why the port could not be listened on (the primary listens; the workers are handed its connections). */
+  listenFailed(err: unknown): void | Promise<void>;
 }
 
 /** Serves as the primary or as a worker, whichever this process is; resolves to the exit code. */
@@ -75,6 +77,7 @@ export async function serveSupervised(options: SupervisedServeOptions): Promise<
     logger: options.logger,
     announce: options.announce,
     metrics: options.metrics,
+    listenFailed: options.listenFailed,
     checkReload: async () => {
       const ok = await options.checkReload();
       dropLoadedAssets();

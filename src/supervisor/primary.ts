@@ -1,7 +1,12 @@
 /**
  * The primary process of `laneway serve --workers N` (docs/deploy.md): it serves no request
- * itself. It starts N worker processes (node:cluster) that share the port, and keeps them:
+ * itself. It listens on the port and hands each connection to one of N worker processes
+ * (node:cluster processes, round-robin), and keeps them:
  *
+ * - a connection is handed over as a copy of its socket; the primary closes its own copy when the
+ *   worker says it took it, before the worker reads a byte. A connection that a worker had not
+ *   taken when it died (or that the send could not deliver) goes to another worker, whole: none
+ *   is left open and unanswered (node:cluster's own round-robin left those in the primary);
  * - a worker that exits unasked is replaced: at once for the first crash within a minute, then
  *   after a wait that doubles from 0.5 s up to 30 s while crashes go on (`restartDelay`);
  * - a worker whose watchdog thread reports a blocked event loop (watchdog.ts, on the worker's
@@ -19,7 +24,7 @@
  * the start with one message); each worker then loads the app itself.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { createServer as createNetServer } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
 import { mergeSnapshots, renderMetrics, requestCount, serveMetrics, type Logger, type MetricFamily, type MetricsServer, type MetricsSnapshot } from '../http/index.js';
@@ -40,6 +45,10 @@ const START_LIMIT_MS = 120_000;
 const DRAIN_LIMIT_MS = 30_000;
 /** How long the primary waits for a worker's counts when gathering the metrics. */
 const SNAPSHOT_WAIT_MS = 2_000;
+/** Connections kept while no worker can take one (starting, all replaced at once): more are closed. */
+const MAX_WAITING = 1024;
+/** A worker with this many connections handed but not taken yet (blocked, busy) gets no more while another has fewer. */
+const MAX_UNTAKEN = 16;
 
 /**
  * The wait before replacing a crashed worker, from the number of crashes in the last minute
@@ -53,7 +62,7 @@ export function restartDelay(recentCrashes: number): number {
 export interface PrimaryOptions {
   workers: number;
   host: string;
-  /** 0: the primary picks a free port once, so that every worker, and every replacement, gets the same one. */
+  /** 0: any free port (the primary listens; workers and replacements serve what it accepts). */
   port: number;
   /** The workers' command line: the primary's own (`serve DIR …`). */
   args: string[];
@@ -67,6 +76,8 @@ export interface PrimaryOptions {
    * Resolves false when it cannot (having printed the problems); the workers then keep serving.
    */
   checkReload(): Promise<boolean>;
+  /** Prints why the port could not be listened on (what to change; who holds a port in use). */
+  listenFailed(err: unknown): void | Promise<void>;
 }
 
 type State = 'starting' | 'listening' | 'draining';
@@ -83,6 +94,8 @@ interface Managed {
   /** The last counts this worker sent. */
   snapshot?: MetricsSnapshot;
   drainTimer?: NodeJS.Timeout;
+  /** Connections sent to this worker that it has not said it took, by number. */
+  untaken: Map<number, Socket>;
 }
 
 /** Workers of one generation being started together (the first start, a reload). */
@@ -95,8 +108,13 @@ interface Launch {
 export class Supervisor {
   readonly #o: PrimaryOptions;
   readonly #workers = new Map<number, Managed>();
-  #port = 0;
+  #listener: NetServer | undefined;
   #url = '';
+  /** Connections waiting for a worker that can take them. */
+  #waiting: Socket[] = [];
+  /** The round-robin position, and the number of the last connection handed over. */
+  #turn = 0;
+  #handed = 0;
   /** The generation that serves (the last build that started in full). */
   #current = 0;
   #generations = 0;
@@ -123,7 +141,14 @@ export class Supervisor {
   /** Starts the workers; resolves to the exit code once stopped (1 when the first workers cannot start). */
   async run(): Promise<number> {
     const o = this.#o;
-    this.#port = o.port === 0 ? await freePort(o.host) : o.port;
+    try {
+      this.#listener = await listen(o.host, o.port, (socket) => this.#dispatch(socket));
+    } catch (err) {
+      await o.listenFailed(err);
+      return 1;
+    }
+    const address = this.#listener.address() as AddressInfo;
+    this.#url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     cluster.setupPrimary({ exec: BIN, args: o.args, stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'] });
     if (o.metrics.enabled && o.metrics.port !== undefined) {
       try {
@@ -185,15 +210,14 @@ export class Supervisor {
   }
 
   #fork(generation: number): Managed {
-    const settings: WorkerSettings = { port: this.#port, generation };
+    const settings: WorkerSettings = { generation };
     const worker = cluster.fork({ [WORKER_ENV]: JSON.stringify(settings) });
-    const m: Managed = { worker, id: worker.id, pid: worker.process.pid ?? 0, generation, state: 'starting', started: Date.now() };
+    const m: Managed = { worker, id: worker.id, pid: worker.process.pid ?? 0, generation, state: 'starting', started: Date.now(), untaken: new Map() };
     this.#workers.set(m.id, m);
     worker.on('error', () => {}); // a message to a worker that just died: its 'exit' says the rest
-    worker.on('listening', (address: { address?: string | null; port: number; addressType?: number | string }) => this.#listening(m, address));
     worker.on('message', (message: FromWorker) => this.#message(m, message));
-    // Handled once the IPC channel is closed too: node:cluster then has taken the worker out of the
-    // rotation, so that no connection goes to it after the log line says it exited.
+    // Handled once the IPC channel is closed too: every message the worker sent before it died
+    // (a 'took') has been read by then.
     worker.on('exit', (code: number | null, signal: string | null) => {
       if (worker.isConnected()) worker.once('disconnect', () => this.#exited(m, code, signal));
       else this.#exited(m, code, signal);
@@ -202,11 +226,10 @@ export class Supervisor {
     return m;
   }
 
-  #listening(m: Managed, address: { address?: string | null; port: number; addressType?: number | string }): void {
+  /** The worker is ready ('ready'): it takes connections from now on. */
+  #listening(m: Managed): void {
     if (m.state !== 'starting') return;
     m.state = 'listening';
-    const host = address.address ?? this.#o.host;
-    this.#url ||= `http://${String(address.addressType) === '6' || host.includes(':') ? `[${host}]` : host}:${address.port}`;
     this.#o.logger.info(`worker ${m.id} listening (pid ${m.pid})`, this.#fields({ worker: m.id, pid: m.pid }));
     const launch = this.#launch;
     if (launch?.generation === m.generation) {
@@ -216,10 +239,21 @@ export class Supervisor {
       // A replacement started for a build that a reload has replaced since.
       this.#drain(m);
     }
+    // Connections that came while no worker could take them.
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const socket of waiting) this.#dispatch(socket);
   }
 
   #message(m: Managed, message: FromWorker): void {
-    if (message?.lw === 'snapshot') {
+    if (message?.lw === 'took') {
+      // The worker has its copy: the connection is its own now.
+      const socket = m.untaken.get(message.n);
+      m.untaken.delete(message.n);
+      socket?.destroy();
+    } else if (message?.lw === 'ready') {
+      this.#listening(m);
+    } else if (message?.lw === 'snapshot') {
       m.snapshot = message.snapshot;
       this.#answers.get(message.n)?.(message.snapshot);
     } else if (message?.lw === 'final') {
@@ -229,6 +263,39 @@ export class Supervisor {
         (text) => this.#send(m, { lw: 'metrics-text', n: message.n, text }),
         () => this.#send(m, { lw: 'metrics-text', n: message.n, text: null }),
       );
+    }
+  }
+
+  /** Hands a new connection to the next worker that can take it, or keeps it until one can. */
+  #dispatch(socket: Socket): void {
+    if (socket.destroyed) return;
+    if (this.#stopping) {
+      socket.destroy();
+      return;
+    }
+    const ready = [...this.#workers.values()].filter((m) => m.state === 'listening' && m.worker.isConnected());
+    if (ready.length === 0) {
+      if (this.#waiting.length < MAX_WAITING) this.#waiting.push(socket);
+      else socket.destroy();
+      return;
+    }
+    // Round-robin, passing over a worker that has not taken what it was sent (blocked, or busy)
+    // while another has taken more; the one with the fewest otherwise.
+    let m = ready[this.#turn++ % ready.length]!;
+    if (m.untaken.size >= MAX_UNTAKEN) m = ready.reduce((a, b) => (b.untaken.size < a.untaken.size ? b : a));
+    const n = ++this.#handed;
+    m.untaken.set(n, socket);
+    const failed = () => {
+      // Not delivered (the worker is going): another worker gets it.
+      if (m.untaken.delete(n)) this.#dispatch(socket);
+    };
+    try {
+      // keepOpen: the primary keeps its copy until the worker says it took it ('took').
+      m.worker.send({ lw: 'conn', n } satisfies ToWorker, socket, { keepOpen: true }, (err) => {
+        if (err) failed();
+      });
+    } catch {
+      failed();
     }
   }
 
@@ -287,6 +354,10 @@ export class Supervisor {
   #exited(m: Managed, code: number | null, signal: string | null): void {
     this.#workers.delete(m.id);
     clearTimeout(m.drainTimer);
+    // Connections it never said it took: it read nothing of them, so another worker serves them.
+    const untaken = [...m.untaken.values()];
+    m.untaken.clear();
+    for (const socket of untaken) this.#dispatch(socket);
     if (m.snapshot) this.#retired = mergeSnapshots([this.#retired, { ...m.snapshot, inFlight: 0 }]);
     const how = signal ? `signal ${signal}` : `code ${code}`;
     if (m.state === 'draining') this.#o.logger.info(`worker ${m.id} (pid ${m.pid}) stopped (${how})`, this.#fields({ worker: m.id, pid: m.pid }));
@@ -395,6 +466,10 @@ export class Supervisor {
     if (this.#topUpTimer) clearTimeout(this.#topUpTimer);
     this.#launch?.settle(false, 'stopping');
     if (signal) this.#o.logger.info(`${signal}: stopping ${this.#workers.size} workers (requests in flight finish first)`);
+    // No new connection: the port closes now; those handed over already are served.
+    this.#listener?.close();
+    for (const socket of this.#waiting) socket.destroy();
+    this.#waiting = [];
     for (const m of this.#workers.values()) this.#drain(m);
     if (this.#workers.size === 0) void this.#finish();
   }
@@ -473,14 +548,19 @@ export class Supervisor {
   }
 }
 
-/** A port that is free on `host` now (the kernel's pick for port 0), for every worker to share. */
-function freePort(host: string): Promise<number> {
+/**
+ * Listens on `host:port` (0: any free port) for the workers: connections are accepted here and
+ * not read (`pauseOnConnect`), then handed over. Rejects with the listen error (a port in use…).
+ */
+function listen(host: string, port: number, onConnection: (socket: Socket) => void): Promise<NetServer> {
   return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port was assigned'))));
+    const server = createNetServer({ pauseOnConnect: true }, onConnection);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      // A failed accept (too many open files…) is not the end of the server.
+      server.on('error', () => {});
+      resolve(server);
     });
   });
 }

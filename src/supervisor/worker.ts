@@ -1,13 +1,16 @@
 /**
  * A worker process of `laneway serve --workers N`: the same command line as the primary, run by
  * node:cluster. The CLI has loaded the app (a fresh load: this process's own) and opened its
- * data; the worker serves it on the port the primary gives, with a watchdog thread, and answers
- * the primary's messages:
+ * data; the worker serves the connections the primary hands it (it does not listen itself), with
+ * a watchdog thread, and answers the primary's messages:
  *
- *   primary → worker   { lw: 'drain' }                  stop accepting, finish, exit 0
+ *   primary → worker   { lw: 'conn', n } + a socket     a connection to serve (answered with 'took')
+ *                      { lw: 'drain' }                  stop accepting, finish, exit 0
  *                      { lw: 'snapshot', n }            send the metrics counted here
  *                      { lw: 'metrics-text', n, text }  the exposition asked for with 'metrics'
- *   worker → primary   { lw: 'snapshot', n, snapshot }
+ *   worker → primary   { lw: 'ready' }                  loaded, serving: send connections
+ *                      { lw: 'took', n }                connection n is here (the primary lets go of it)
+ *                      { lw: 'snapshot', n, snapshot }
  *                      { lw: 'metrics', n }             /__/metrics on the public port: all workers'
  *                      { lw: 'final', snapshot }        the last counts, before a drained exit
  *
@@ -15,6 +18,7 @@
  * primary drains the workers one message at a time); SIGTERM sent to a worker drains it.
  */
 import cluster from 'node:cluster';
+import type { Socket } from 'node:net';
 import type { App } from '../app/index.js';
 import { createServer, HttpMetrics, type Logger, type MetricsSnapshot } from '../http/index.js';
 import type { ObservedRequest, RequestObserver } from '../http/handler.js';
@@ -32,14 +36,18 @@ export const TEST_BLOCK_ENV = 'LANEWAY_TEST_ONLY_BLOCK_PATH';
 
 /** What the primary tells a worker through WORKER_ENV. */
 export interface WorkerSettings {
-  port: number;
   /** The build this worker belongs to (1, then one more per SIGHUP). */
   generation: number;
 }
 
 /** Messages between the primary and its workers (IPC). */
-export type ToWorker = { lw: 'drain' } | { lw: 'snapshot'; n: number } | { lw: 'metrics-text'; n: number; text: string | null };
-export type FromWorker = { lw: 'snapshot'; n: number; snapshot: MetricsSnapshot } | { lw: 'metrics'; n: number } | { lw: 'final'; snapshot: MetricsSnapshot };
+export type ToWorker = { lw: 'conn'; n: number } | { lw: 'drain' } | { lw: 'snapshot'; n: number } | { lw: 'metrics-text'; n: number; text: string | null };
+export type FromWorker =
+  | { lw: 'ready' }
+  | { lw: 'took'; n: number }
+  | { lw: 'snapshot'; n: number; snapshot: MetricsSnapshot }
+  | { lw: 'metrics'; n: number }
+  | { lw: 'final'; snapshot: MetricsSnapshot };
 
 export interface WorkerOptions {
   /** The app, loaded and with its data open (the CLI did both). */
@@ -57,14 +65,14 @@ export interface WorkerOptions {
 export function workerSettings(): WorkerSettings {
   const raw = process.env[WORKER_ENV];
   const parsed = raw ? (JSON.parse(raw) as Partial<WorkerSettings>) : {};
-  if (typeof parsed.port !== 'number' || typeof parsed.generation !== 'number') throw new Error(`${WORKER_ENV} is missing or malformed: a worker is started by laneway serve --workers N`);
-  return { port: parsed.port, generation: parsed.generation };
+  if (typeof parsed.generation !== 'number') throw new Error(`${WORKER_ENV} is missing or malformed: a worker is started by laneway serve --workers N`);
+  return { generation: parsed.generation };
 }
 
 /** Serves until drained; resolves to the exit code. */
 export async function runWorker(options: WorkerOptions): Promise<number> {
   const { app, logger } = options;
-  const settings = workerSettings();
+  workerSettings();
   const send = (message: FromWorker, done?: () => void) => {
     if (!process.connected) return done?.();
     process.send!(message, undefined, {}, () => done?.());
@@ -100,14 +108,20 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     });
 
   const server = createServer(app, { log: logger, observe, platform: options.metrics.public ? { metrics: allWorkers } : {} });
-  try {
-    await server.listen(settings.port, options.host);
-  } catch (err) {
-    logger.error(`worker ${cluster.worker?.id ?? '?'} cannot listen on ${options.host}:${settings.port}: ${(err as Error).message}`);
-    await options.closeApp(app);
-    return 1;
-  }
+  const take = server.takeConnections();
   const watchdog = startWatchdog({ thresholdMs: options.watchdogMs, table });
+  let stop = () => {};
+  process.on('message', (message: ToWorker, socket?: Socket) => {
+    if (message?.lw === 'conn') {
+      // Said before the first byte is read: a connection the primary has not heard of when this
+      // process dies is one it can hand to another worker whole (primary.ts).
+      send({ lw: 'took', n: message.n });
+      if (socket) take(socket);
+    } else if (message?.lw === 'drain') stop();
+    else if (message?.lw === 'snapshot') send({ lw: 'snapshot', n: message.n, snapshot: metrics?.snapshot() ?? { routes: [], inFlight: 0 } });
+    else if (message?.lw === 'metrics-text') pending.get(message.n)?.(message.text);
+  });
+  send({ lw: 'ready' });
 
   process.on('unhandledRejection', (reason) => {
     const r = reason as { message?: unknown; code?: unknown; requestId?: unknown } | null;
@@ -119,7 +133,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
 
   return new Promise<number>((resolveExit) => {
     let stopping = false;
-    const stop = () => {
+    stop = () => {
       if (stopping) return;
       stopping = true;
       server
@@ -132,11 +146,6 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     process.on('SIGTERM', stop);
     // The primary stops the workers (a terminal sends SIGINT to the whole process group).
     process.on('SIGINT', () => {});
-    process.on('message', (message: ToWorker) => {
-      if (message?.lw === 'drain') stop();
-      else if (message?.lw === 'snapshot') send({ lw: 'snapshot', n: message.n, snapshot: metrics?.snapshot() ?? { routes: [], inFlight: 0 } });
-      else if (message?.lw === 'metrics-text') pending.get(message.n)?.(message.text);
-    });
   });
 }
 

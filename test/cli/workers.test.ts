@@ -9,6 +9,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import type { Readable } from 'node:stream';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,6 +124,19 @@ async function serve(dir: string, args: string[], env: Record<string, string> = 
   return s;
 }
 
+/** GET on a connection of its own; the status. No time limit but the test's own (WAIT_MS). */
+function getOnNewConnection(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(WAIT_MS, () => req.destroy(new Error(`no answer within ${WAIT_MS / 1000} s: GET ${path}`)));
+  });
+}
+
 /** A copy of the fixture app that a test may change. */
 function copyApp(): string {
   const dir = mkdtempSync(join(tmpdir(), 'laneway-workers-'));
@@ -184,6 +198,39 @@ describe('serve --workers 2', () => {
     assert.ok(!perWorker.some((x) => Number(x.labels.pid) === victim!.pid));
     const restarts = samples((await s.get('/__/metrics')).text).find((x) => x.name === 'laneway_worker_restarts_total' && x.labels.reason === 'crashed');
     assert.equal(restarts?.value, 1);
+    assert.equal(await s.stop(), 0);
+  });
+
+  it('a connection handed to a worker that stops and dies is served by another: none is left unanswered', async () => {
+    const s = await serve(FIXTURE, ['--workers', '2']);
+    const [victim] = s.listening();
+    const mark = s.lines.length;
+    // Stopped, the worker takes nothing: the connections handed to it wait, untaken.
+    process.kill(victim!.pid, 'SIGSTOP');
+    try {
+      let answered = 0;
+      let half: () => void = () => {};
+      const halfAnswered = new Promise<void>((resolve) => (half = resolve));
+      const requests = Array.from({ length: 6 }, () =>
+        getOnNewConnection(s.port, '/items/a').then((status) => {
+          if (++answered === 3) half();
+          return status;
+        }),
+      );
+      // Round-robin: the other worker answers its three; the stopped one holds the rest.
+      await halfAnswered;
+      assert.ok(answered < 6, 'some connections went to the stopped worker');
+      process.kill(victim!.pid, 'SIGKILL');
+      // node:cluster's own round-robin left one of them open in the supervisor, unanswered.
+      assert.deepEqual(await Promise.all(requests), [200, 200, 200, 200, 200, 200]);
+    } finally {
+      try {
+        process.kill(victim!.pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await s.waitFor((l) => l.code === 'LW_SERVE_WORKER_CRASHED', 'crash line', mark);
     assert.equal(await s.stop(), 0);
   });
 

@@ -18,7 +18,7 @@ export interface SoakOptions {
   afterSeconds: number;
   /** Each client's pause between two requests. */
   pauseMs: number;
-  /** Count connections stranded in the supervisor as lost requests (SOAK_STRICT=1). */
+  /** Count connections stranded in the supervisor as lost requests (the default; SOAK_STRICT=0: apart). */
   strict: boolean;
   /** Progress lines. */
   log?: (line: string) => void;
