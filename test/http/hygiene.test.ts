@@ -97,6 +97,22 @@ test('a client that never finishes its headers is cut off by the headers timeout
   await server.close();
 });
 
+test('a connection that sends nothing is closed once the header time is up (Node counts it from the connection)', async () => {
+  const app = loadApp(writeApp({ '/index.html': '<p>x</p>' }));
+  const server = createServer(app, { log: 'off', headersTimeoutMs: 300, requestTimeoutMs: 300 });
+  const { port } = await server.listen(0, '127.0.0.1');
+  const closed = await new Promise<string>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (d) => (data += d));
+    socket.on('close', () => resolve(data));
+    // Generous: the limit is 300 ms and Node's check of it every 150 ms.
+    setTimeout(() => { socket.destroy(); resolve('still open'); }, 20_000).unref();
+  });
+  assert.match(closed, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+  await server.close();
+});
+
 test('close() lets a request in flight finish', async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
