@@ -216,12 +216,11 @@ export class Supervisor {
     this.#workers.set(m.id, m);
     worker.on('error', () => {}); // a message to a worker that just died: its 'exit' says the rest
     worker.on('message', (message: FromWorker) => this.#message(m, message));
-    // Handled once the IPC channel is closed too: every message the worker sent before it died
-    // (a 'took') has been read by then.
-    worker.on('exit', (code: number | null, signal: string | null) => {
-      if (worker.isConnected()) worker.once('disconnect', () => this.#exited(m, code, signal));
-      else this.#exited(m, code, signal);
-    });
+    // Handled once the process has exited and its pipes are closed, the IPC channel included:
+    // every message it sent before it died (a 'took') has been read by then. (Not on 'disconnect':
+    // Node does not emit it for a process that died while a connection sent to it was not yet
+    // acknowledged.)
+    worker.process.once('close', (code: number | null, signal: NodeJS.Signals | null) => this.#exited(m, code, signal));
     this.#readReports(m, worker.process.stdio[REPORT_FD] as Readable | null | undefined);
     return m;
   }

@@ -234,6 +234,19 @@ describe('serve --workers 2', () => {
     assert.equal(await s.stop(), 0);
   });
 
+  it('every worker killed at once: the connections that come meanwhile wait, and are answered by the replacements', async () => {
+    const s = await serve(FIXTURE, ['--workers', '2']);
+    const mark = s.lines.length;
+    for (const w of s.listening()) process.kill(w.pid, 'SIGKILL');
+    // Some reach a worker as it dies (sent, never acknowledged); the rest find no worker at all.
+    const statuses = await Promise.all(Array.from({ length: 10 }, () => getOnNewConnection(s.port, '/items/a')));
+    assert.deepEqual(statuses, Array(10).fill(200));
+    // Both are reported and replaced (the second after the backoff's first wait).
+    await s.waitFor((l) => l.code === 'LW_SERVE_WORKER_CRASHED' && s.lines.slice(mark).filter((x) => x.code === 'LW_SERVE_WORKER_CRASHED').length === 2, 'two crash lines', mark);
+    while (s.listening(mark).length < 2) await s.waitFor((l) => /^worker \d+ listening/.test(l.message ?? ''), 'replacements', s.lines.length);
+    assert.equal(await s.stop(), 0);
+  });
+
   it('SIGHUP reloads the app: new workers on the new files, then the old ones drain; no request fails', async () => {
     const dir = copyApp();
     try {
