@@ -4,9 +4,10 @@
  * (node:cluster processes, round-robin), and keeps them:
  *
  * - a connection is handed over as a copy of its socket; the primary closes its own copy when the
- *   worker says it took it, before the worker reads a byte. A connection that a worker had not
- *   taken when it died (or that the send could not deliver) goes to another worker, whole: none
- *   is left open and unanswered (node:cluster's own round-robin left those in the primary);
+ *   worker says it took it, before the worker reads a byte, and sends that worker the next one
+ *   only then. A connection that a worker had not taken when it died (or that the send could not
+ *   deliver) goes to another worker, whole: none is left open and unanswered (node:cluster's own
+ *   round-robin left those in the primary);
  * - a worker that exits unasked is replaced: at once for the first crash within a minute, then
  *   after a wait that doubles from 0.5 s up to 30 s while crashes go on (`restartDelay`);
  * - a worker whose watchdog thread reports a blocked event loop (watchdog.ts, on the worker's
@@ -45,10 +46,8 @@ const START_LIMIT_MS = 120_000;
 const DRAIN_LIMIT_MS = 30_000;
 /** How long the primary waits for a worker's counts when gathering the metrics. */
 const SNAPSHOT_WAIT_MS = 2_000;
-/** Connections kept while no worker can take one (starting, all replaced at once): more are closed. */
-const MAX_WAITING = 1024;
-/** A worker with this many connections handed but not taken yet (blocked, busy) gets no more while another has fewer. */
-const MAX_UNTAKEN = 16;
+/** Connections kept while no worker is free (a burst; workers starting, all replaced at once): more are closed. */
+const MAX_WAITING = 10_000;
 
 /**
  * The wait before replacing a crashed worker, from the number of crashes in the last minute
@@ -112,7 +111,7 @@ export class Supervisor {
   #url = '';
   /** Connections waiting for a worker that can take them. */
   #waiting: Socket[] = [];
-  /** The round-robin position, and the number of the last connection handed over. */
+  /** The id of the worker chosen last (round-robin), and the number of the last connection handed over. */
   #turn = 0;
   #handed = 0;
   /** The generation that serves (the last build that started in full). */
@@ -238,10 +237,7 @@ export class Supervisor {
       // A replacement started for a build that a reload has replaced since.
       this.#drain(m);
     }
-    // Connections that came while no worker could take them.
-    const waiting = this.#waiting;
-    this.#waiting = [];
-    for (const socket of waiting) this.#dispatch(socket);
+    this.#flushWaiting();
   }
 
   #message(m: Managed, message: FromWorker): void {
@@ -250,6 +246,7 @@ export class Supervisor {
       const socket = m.untaken.get(message.n);
       m.untaken.delete(message.n);
       socket?.destroy();
+      this.#flushWaiting();
     } else if (message?.lw === 'ready') {
       this.#listening(m);
     } else if (message?.lw === 'snapshot') {
@@ -265,23 +262,24 @@ export class Supervisor {
     }
   }
 
-  /** Hands a new connection to the next worker that can take it, or keeps it until one can. */
+  /**
+   * Hands a new connection to the next free worker, or keeps it until one is free. A worker is
+   * free when it has taken every connection it was sent: one at a time each, as node:cluster's
+   * round-robin does, so that a blocked worker (until the watchdog has it killed) holds one
+   * connection, not a share of every new one.
+   */
   #dispatch(socket: Socket): void {
     if (socket.destroyed) return;
     if (this.#stopping) {
       socket.destroy();
       return;
     }
-    const ready = [...this.#workers.values()].filter((m) => m.state === 'listening' && m.worker.isConnected());
-    if (ready.length === 0) {
+    const m = this.#nextFree();
+    if (m === undefined) {
       if (this.#waiting.length < MAX_WAITING) this.#waiting.push(socket);
       else socket.destroy();
       return;
     }
-    // Round-robin, passing over a worker that has not taken what it was sent (blocked, or busy)
-    // while another has taken more; the one with the fewest otherwise.
-    let m = ready[this.#turn++ % ready.length]!;
-    if (m.untaken.size >= MAX_UNTAKEN) m = ready.reduce((a, b) => (b.untaken.size < a.untaken.size ? b : a));
     const n = ++this.#handed;
     m.untaken.set(n, socket);
     const failed = () => {
@@ -296,6 +294,31 @@ export class Supervisor {
     } catch {
       failed();
     }
+  }
+
+  /** The free worker after the last one chosen, in turn; undefined when none is free. */
+  #nextFree(): Managed | undefined {
+    let first: Managed | undefined;
+    for (const m of this.#workers.values()) {
+      if (m.state !== 'listening' || m.untaken.size > 0 || !m.worker.isConnected()) continue;
+      if (m.id > this.#turn) {
+        this.#turn = m.id;
+        return m;
+      }
+      first ??= m;
+    }
+    if (first !== undefined) this.#turn = first.id;
+    return first;
+  }
+
+  /** Connections kept while no worker was free, to the workers free now. */
+  #flushWaiting(): void {
+    while (this.#waiting.length > 0 && this.#nextFreeExists()) this.#dispatch(this.#waiting.shift()!);
+  }
+
+  #nextFreeExists(): boolean {
+    for (const m of this.#workers.values()) if (m.state === 'listening' && m.untaken.size === 0 && m.worker.isConnected()) return true;
+    return false;
   }
 
   #send(m: Managed, message: ToWorker): void {
@@ -353,10 +376,12 @@ export class Supervisor {
   #exited(m: Managed, code: number | null, signal: string | null): void {
     this.#workers.delete(m.id);
     clearTimeout(m.drainTimer);
-    // Connections it never said it took: it read nothing of them, so another worker serves them.
+    // Connections it never said it took: it read nothing of them, so another worker serves them
+    // (first in line: they came before those waiting).
     const untaken = [...m.untaken.values()];
     m.untaken.clear();
-    for (const socket of untaken) this.#dispatch(socket);
+    this.#waiting.unshift(...untaken);
+    this.#flushWaiting();
     if (m.snapshot) this.#retired = mergeSnapshots([this.#retired, { ...m.snapshot, inFlight: 0 }]);
     const how = signal ? `signal ${signal}` : `code ${code}`;
     if (m.state === 'draining') this.#o.logger.info(`worker ${m.id} (pid ${m.pid}) stopped (${how})`, this.#fields({ worker: m.id, pid: m.pid }));
