@@ -275,11 +275,25 @@ export class Supervisor {
       return;
     }
     const m = this.#nextFree();
-    if (m === undefined) {
-      if (this.#waiting.length < MAX_WAITING) this.#waiting.push(socket);
-      else socket.destroy();
-      return;
+    if (m !== undefined) this.#handTo(m, socket);
+    else if (this.#waiting.length < MAX_WAITING) this.#waiting.push(socket);
+    else socket.destroy();
+  }
+
+  /** Connections kept while no worker was free, in order, to the workers free now. */
+  #flushWaiting(): void {
+    while (this.#waiting.length > 0) {
+      if (this.#waiting[0]!.destroyed) {
+        this.#waiting.shift();
+        continue;
+      }
+      const m = this.#nextFree();
+      if (m === undefined) return;
+      this.#handTo(m, this.#waiting.shift()!);
     }
+  }
+
+  #handTo(m: Managed, socket: Socket): void {
     const n = ++this.#handed;
     m.untaken.set(n, socket);
     const failed = () => {
@@ -309,16 +323,6 @@ export class Supervisor {
     }
     if (first !== undefined) this.#turn = first.id;
     return first;
-  }
-
-  /** Connections kept while no worker was free, to the workers free now. */
-  #flushWaiting(): void {
-    while (this.#waiting.length > 0 && this.#nextFreeExists()) this.#dispatch(this.#waiting.shift()!);
-  }
-
-  #nextFreeExists(): boolean {
-    for (const m of this.#workers.values()) if (m.state === 'listening' && m.untaken.size === 0 && m.worker.isConnected()) return true;
-    return false;
   }
 
   #send(m: Managed, message: ToWorker): void {

@@ -72,7 +72,7 @@ export function workerSettings(): WorkerSettings {
 /** Serves until drained; resolves to the exit code. */
 export async function runWorker(options: WorkerOptions): Promise<number> {
   const { app, logger } = options;
-  workerSettings();
+  workerSettings(); // a process not started by the supervisor stops here, with the reason
   const send = (message: FromWorker, done?: () => void) => {
     if (!process.connected) return done?.();
     process.send!(message, undefined, {}, () => done?.());
