@@ -149,6 +149,8 @@ export class AppData {
   /** Request permissions whose roles are read through their request's session. */
   readonly #bound = slots<RequestPermissions, true>();
   readonly #containedProfiles = new Map<string, ModelDefinition[]>();
+  /** Per model, the field its natural order reads (a hierarchy, else `order: true`), as store/tables.ts orders. */
+  readonly #orderField = new Map<string, string>();
 
   constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map(), users = false) {
     this.schema = schema;
@@ -165,6 +167,10 @@ export class AppData {
         m.name,
         outer && own ? (r) => [`${outer}:${String(r[3])}`, `${m.name}:${String(r[0])}`] : outer ? (r) => [`${outer}:${String(r[3])}`] : own ? (r) => [`${m.name}:${String(r[0])}`] : () => none,
       );
+    }
+    for (const m of schema.models.values()) {
+      const f = m.fields.find((x) => x.type === 'hierarchy') ?? m.fields.find((x) => x.order && !x.builtIn);
+      if (f) this.#orderField.set(m.name, f.name);
     }
     this.notifications = notifications;
     const names = new Set<string>();
@@ -378,10 +384,18 @@ export class AppData {
     const byId = spec.one === true && spec.w.length === 1 && spec.w[0]![0] === 'id' && spec.w[0]![1] === 'eq';
     const allowed = (containers: ContainerKey[]) => p.can(op, { model: spec.m }, containers) || (byId && p.can('read', { model: spec.m, field: 'id' }, containers));
     // The query's own container (Task.list(list)) when the model is inside one with profiles.
-    const queryContainers = model?.container !== undefined && spec.c !== undefined && this.#containedProfiles.has(model.container) ? [`${model.container}:${spec.c}`] : [];
+    const queryContainers = this.#queryContainers(model, spec.c);
+    // Grouping (spec.cs): the children of the parents listed, each parent its own container.
+    const fieldContainers = spec.cs !== undefined && model?.container !== undefined && this.#containedProfiles.has(model.container) ? spec.cs.map((c) => `${model.container}:${c}`) : queryContainers;
     const then = <T, U>(v: T | Promise<T>, f: (x: T) => U | Promise<U>): U | Promise<U> => (v instanceof Promise ? v.then(f) : f(v));
-    return then(p.prepare(queryContainers), () => {
+    return then(p.prepare([...queryContainers, ...fieldContainers]), () => {
       const ok = allowed(queryContainers);
+      // Before the query runs, so that the answer never depends on the records: a field filtered
+      // or ordered on that the visitor may not read refuses it (the operation on the model first
+      // when that is refused at this level too).
+      const ordered = !(spec.l !== 0 && spec.w.length === 1 && spec.w[0]![0] === 'id' && spec.w[0]![1] === 'eq');
+      const hidden = this.#unreadableField(r, p, spec, fieldContainers, ordered);
+      if (hidden !== undefined) throw ok ? this.#forbidden('read', `📦.${spec.m}.${hidden}`) : this.#forbidden(byId ? 'access' : op, `📦.${spec.m}`);
       const rows = session.select(spec);
       return then(rows, (rs) => {
         // Roles in each record's container: loaded now (so reading their fields needs no wait), and
@@ -407,6 +421,30 @@ export class AppData {
     });
   }
 
+  /** The container a query names (`Board.team(team)`), when its profiles give roles over the query's records. */
+  #queryContainers(model: ModelDefinition | undefined, c: string | undefined): ContainerKey[] {
+    return model?.container !== undefined && c !== undefined && this.#containedProfiles.has(model.container) ? [`${model.container}:${c}`] : [];
+  }
+
+  /**
+   * The first field a query filters on (or orders by, when `ordered`) that the visitor may not
+   * read with the roles of the query's level — default, the top-level and `as` roles, and those in
+   * each of `containers` — never per record found: whether a record matched must not change the
+   * answer (docs/security.md "Field permissions and queries"). `id`, `created` and `modified`
+   * always read, and so does a profile's `user` compared with the visitor's own id (`P.me()`).
+   */
+  #unreadableField(r: DataRequest, p: RequestPermissions, spec: QuerySpec, containers: readonly ContainerKey[], ordered: boolean): string | undefined {
+    const model = spec.m;
+    const can = (field: string) => (containers.length === 0 ? p.can('read', { model, field }) : containers.every((c) => p.can('read', { model, field }, [c])));
+    for (const [field, op, value] of spec.w) {
+      if (field === 'id' || field === 'created' || field === 'modified') continue;
+      if (field === 'user' && op === 'eq' && value === (r.user ?? '') && this.schema.models.get(model)?.kind === 'profile') continue;
+      if (!can(field)) return field;
+    }
+    const order = ordered ? this.#orderField.get(model) : undefined;
+    return order !== undefined && !can(order) ? order : undefined;
+  }
+
   /** count, sum, avg: `list`; exists: `access`. */
   #aggregate(r: DataRequest, spec: QuerySpec, kind: 'count' | 'exists' | 'sum' | 'avg', field: string | undefined): unknown {
     const p = this.#permissions(r);
@@ -414,10 +452,13 @@ export class AppData {
     if (p) {
       const model = this.schema.models.get(spec.m);
       const op: Operation = kind === 'exists' ? 'access' : 'list';
-      const containers = model?.container !== undefined && spec.c !== undefined && this.#containedProfiles.has(model.container) ? [`${model.container}:${spec.c}`] : [];
+      const containers = this.#queryContainers(model, spec.c);
       const check = () => {
         if (!p.can(op, { model: spec.m }, containers)) throw this.#forbidden(op, `📦.${spec.m}`);
         if (field !== undefined && !p.can('read', { model: spec.m, field }, containers)) throw this.#forbidden('read', `📦.${spec.m}.${field}`);
+        // A limited count, sum or avg reads the first rows in the natural order.
+        const hidden = this.#unreadableField(r, p, spec, containers, kind !== 'exists' && spec.l !== undefined);
+        if (hidden !== undefined) throw this.#forbidden('read', `📦.${spec.m}.${hidden}`);
         return session.aggregate(spec, kind, field);
       };
       const ready = p.prepare(containers);

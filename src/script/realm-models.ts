@@ -71,6 +71,14 @@ const mayRead = (app, d, f, s, throwing) => {
   if (ok === true) { if (u.pr === null) u.pr = new OSet(); u.pr.add(key); }
   return ok === true;
 };
+// The same for a record in any state (docs/security.md "Field permissions and queries"): a
+// stored record's fields take read on them; a record of this request's own reads freely, except
+// the values it took from a stored record (s.from: a copy(), a new record's hierarchy position),
+// which read as reading that record would until the script sets them.
+const mayReadState = (app, d, f, s, throwing) => {
+  if (s.st !== 0) return mayRead(app, d, f, s, throwing);
+  return s.from === null || !s.from.hide.has(f.name) || mayRead(app, d, f, s.from, throwing);
+};
 const OMap = Map;
 let lastTime = 0;
 const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; lastTime = t; return t; };
@@ -309,10 +317,11 @@ const readValue = (app, f, v, owner) => {
   }
 };
 
-// Instances. State: d (model), v (row: id, created, modified, container, fields…), st (0 new, 1 stored, 2 removed), dirty.
+// Instances. State: d (model), v (row: id, created, modified, container, fields…), st (0 new, 1 stored, 2 removed), dirty,
+// from (values taken from a stored record: mayReadState).
 let ISTATE = null;
 class IState {
-  constructor(d, row, st) { this.d = d; this.v = row; this.st = st; this.dirty = null; this.pending = false; }
+  constructor(d, row, st) { this.d = d; this.v = row; this.st = st; this.dirty = null; this.pending = false; this.from = null; }
 }
 const touch = (s, f) => {
   if (s.st === 2) throw new OTypeError('this ' + s.d.name + ' was removed');
@@ -656,6 +665,8 @@ const meMethods = {
 const buildModel = (app, d) => {
   d.byName = new OMap();
   for (let i = 0; i < d.fields.length; i++) { d.fields[i].i = i; d.byName.set(d.fields[i].name, d.fields[i]); }
+  const hf = d.fields.find((f) => f.type === 'hierarchy');
+  d.hier = hf === undefined ? null : hf.name;
   const proto = OObject.create(null);
   const linkProto = OObject.create(null);
   const queryProto = OObject.create(null);
@@ -702,8 +713,8 @@ const buildModel = (app, d) => {
     const f = d.fields[i];
     f.pk = d.name + '.' + f.name;
     defProp(proto, f.name, { enumerable: true,
-      // With users, reading a stored record's field takes read on it (the host answers 403 otherwise).
-      get() { const s = ISTATE(this); if (app.perm && s.st !== 0) mayRead(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
+      // With users, reading a field takes read on it (the host answers 403 otherwise): mayReadState.
+      get() { const s = ISTATE(this); if (app.perm) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
       set(v) { setField(ISTATE(this), f, v); } });
   }
   const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
@@ -723,6 +734,18 @@ const buildModel = (app, d) => {
     for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[4 + j] = null;
     const c = makeInstance(d, row, 0);
     const cs = ISTATE(c); cs.pending = true; push(uow().pend, cs);
+    // With users, the values copied from a stored record read as reading it (mayReadState).
+    if (app.perm) {
+      const own = s.st === 0 || (s.st === 2 && !s.wasStored);
+      if (!own || s.from !== null) {
+        const hide = new OSet();
+        for (let j = 0; j < d.fields.length; j++) {
+          const f = d.fields[j];
+          if (f.type !== 'uid' && !f.unique && (!own || s.from.hide.has(f.name))) hide.add(f.name);
+        }
+        cs.from = { v: own ? s.from.v : apply(A.slice, s.v, []), hide: hide };
+      }
+    }
     return c;
   } });
   method('copyable', { get() { return !d.fields.some((f) => (f.type === 'uid' || f.unique) && !f.optional); } });
@@ -740,7 +763,13 @@ const buildModel = (app, d) => {
   if (d.kind === 'profile') {
     const roleAt = 4 + d.byName.get('role').i;
     // profile.hasRole(Role.Owner): the role stored on this profile.
-    method('hasRole', { value: function (r) { return typeof r === 'string' && ISTATE(this).v[roleAt] === r; } });
+    const userAt = 4 + d.byName.get('user').i, roleField = d.byName.get('role');
+    // Another user's profile answers as reading its role does; the visitor's own roles are theirs to know.
+    method('hasRole', { value: function (r) {
+      const s = ISTATE(this);
+      if (app.perm && s.v[userAt] !== app.ch('me')) mayReadState(app, d, roleField, s, true);
+      return typeof r === 'string' && s.v[roleAt] === r;
+    } });
   }
   // A static document's get is the document itself (article.get.content, as through a link).
   if (app.static) defProp(proto, 'get', { get() { return this; } });
@@ -800,6 +829,8 @@ const buildModel = (app, d) => {
     }
     const inst = makeInstance(d, row, 0);
     const s = ISTATE(inst); s.pending = true; push(uow().pend, s);
+    // Its hierarchy position comes after the last stored record's: it reads as reading that record would.
+    if (app.perm && d.hier !== null) { s.from = { v: row, hide: new OSet() }; s.from.hide.add(d.hier); }
     // PostgreSQL: the next hierarchy value comes from a query; new M() then waits (generated code awaits it).
     return wait === null ? inst : apply(then, wait, [() => inst]);
   };
@@ -942,6 +973,7 @@ const setField = (s, f, v) => {
   const stored = check(s.d, f, storeForm(f, v));
   if (s.st === 1 && f.type === 'uid' && stored === null) throw invalid(s.d.name, f.name, f.label + ' cannot be removed');
   s.v[4 + f.i] = stored;
+  if (s.from !== null) s.from.hide.delete(f.name);
   touch(s, f);
 };
 // A static document by id, read synchronously (the static channel answers from memory, with no unit of work).
@@ -975,7 +1007,7 @@ const recordObject = (s, field) => {
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
     // With users, fields the visitor may not read are left out (like protected ones).
-    if (!f.prot && (!d.app.perm || s.st === 0 || mayRead(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
+    if (!f.prot && (!d.app.perm || mayReadState(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
   }
   return o;
 };
