@@ -116,6 +116,30 @@ async function signedIn(port: number, at = '', next = '/'): Promise<TestVisitor>
 
 const contains = (body: Buffer, part: string | Buffer) => body.includes(typeof part === 'string' ? Buffer.from(part) : part);
 
+/** Each of `paths`, asked for by `v`, answers 302 to the sign-in page `page` with the path as `next`. */
+async function sendsToSignIn(v: TestVisitor, page: string, paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const r = await v.get(path);
+    assert.equal(r.status, 302, `GET ${path}`);
+    assert.equal(r.headers.location, `${page}?next=${encodeURIComponent(path)}`, path);
+  }
+}
+
+/**
+ * Asks `v` for every static answer of an area and checks each is the file, with the Cache-Control
+ * of its kind: `plain` for a file at its own path, `fingerprinted`, `pinned` (📌).
+ */
+async function servesFiles(v: TestVisitor, dir: string, label: string, plain: string, fingerprinted: string, pinned: string): Promise<void> {
+  for (const [path, type, part] of files(dir, label)) {
+    const r = await v.get(path);
+    assert.equal(r.status, 200, `GET ${path}`);
+    assert.match(String(r.headers['content-type']), type, path);
+    assert.ok(contains(r.body, part), `${path}: the file`);
+    const expected = path.endsWith(`.${fingerprint(CSS)}.css`) ? fingerprinted : path.endsWith('/card.png') ? pinned : plain;
+    assert.equal(r.headers['cache-control'], expected, path);
+  }
+}
+
 for (const engine of ENGINES) {
   describe(`an auth: required area gates every kind of answer (${engine.name})`, () => {
     let s: Running;
@@ -145,11 +169,7 @@ for (const engine of ENGINES) {
         assert.ok(!contains(json.body, part), `${path} as JSON: nothing of the file`);
       }
       // The views, the index redirect, the event stream and the script are gated the same way.
-      for (const path of ['/private/', '/private/docs/', '/private/docs', '/private/feed', '/private/api']) {
-        const r = await v.get(path);
-        assert.equal(r.status, 302, `GET ${path}`);
-        assert.equal(r.headers.location, `/auth/?next=${encodeURIComponent(path)}`);
-      }
+      await sendsToSignIn(v, '/auth/', ['/private/', '/private/docs/', '/private/docs', '/private/feed', '/private/api']);
       const stream = await v.get('/private/feed', { Accept: 'text/event-stream' });
       assert.equal(stream.status, 302);
       assert.notEqual(stream.headers['content-type'], 'text/event-stream');
@@ -160,14 +180,7 @@ for (const engine of ENGINES) {
 
     it('a signed-in visitor gets every file, with Cache-Control: private', async () => {
       const v = await signedIn(s.port);
-      for (const [path, type, part] of files('/private', 'private')) {
-        const r = await v.get(path);
-        assert.equal(r.status, 200, `GET ${path}`);
-        assert.match(String(r.headers['content-type']), type, path);
-        assert.ok(contains(r.body, part), `${path}: the file`);
-        const expected = path.endsWith(`.${fingerprint(CSS)}.css`) ? 'private, max-age=31536000, immutable' : path.endsWith('/card.png') ? 'private, max-age=86400' : 'private, no-cache';
-        assert.equal(r.headers['cache-control'], expected, path);
-      }
+      await servesFiles(v, '/private', 'private', 'private, no-cache', 'private, max-age=31536000, immutable', 'private, max-age=86400');
       const home = await v.get('/private/');
       assert.equal(home.status, 200);
       assert.match(home.text, /private home/);
@@ -180,7 +193,9 @@ for (const engine of ENGINES) {
       assert.equal(stream.status, 200);
       assert.equal(stream.headers['content-type'], 'text/event-stream');
       assert.match(stream.text, /"area":"private"/);
-      assert.deepEqual(JSON.parse((await v.get('/private/api', { Accept: 'application/json' })).text), { area: 'private' });
+      const api = await v.get('/private/api', { Accept: 'application/json' });
+      assert.deepEqual(JSON.parse(api.text), { area: 'private' });
+      assert.equal(api.headers['cache-control'], 'private, no-cache');
     });
 
     it('validators answer 304 to a signed-in visitor only; a visitor who is not signed in gets no 304 and no cached page', async () => {
@@ -208,17 +223,12 @@ for (const engine of ENGINES) {
 
     it('outside the area the same kinds of answer are public, as before', async () => {
       const v = new TestVisitor(s.port);
-      for (const [path, type, part] of files('/public', 'public')) {
-        const r = await v.get(path);
-        assert.equal(r.status, 200, `GET ${path}`);
-        assert.match(String(r.headers['content-type']), type, path);
-        assert.ok(contains(r.body, part), path);
-        const expected = path.endsWith(`.${fingerprint(CSS)}.css`) ? 'public, max-age=31536000, immutable' : path.endsWith('/card.png') ? 'public, max-age=86400' : 'no-cache';
-        assert.equal(r.headers['cache-control'], expected, path);
-      }
+      await servesFiles(v, '/public', 'public', 'no-cache', 'public, max-age=31536000, immutable', 'public, max-age=86400');
       assert.equal((await v.get('/public/')).status, 200);
       assert.equal((await v.get('/public/docs')).status, 308);
-      assert.deepEqual(JSON.parse((await v.get('/public/api', { Accept: 'application/json' })).text), { area: 'public' });
+      const api = await v.get('/public/api', { Accept: 'application/json' });
+      assert.deepEqual(JSON.parse(api.text), { area: 'public' });
+      assert.equal(api.headers['cache-control'], 'no-cache');
     });
   });
 }
@@ -297,11 +307,8 @@ for (const engine of ENGINES) {
 
     it("a nested site without users: every answer needs the parent's sign-in, and goes back to the nested page", async () => {
       const v = new TestVisitor(s.port);
-      for (const path of ['/private/plain/page', '/private/plain/notes.txt', '/private/plain/style.scss', '/private/plain/api', '/private/plain/docs', '/private/plain/docs/', '/private/middle/page', '/private/middle/inner/page', '/private/middle/inner/notes.txt']) {
-        const r = await v.get(path);
-        assert.equal(r.status, 302, `GET ${path}`);
-        assert.equal(r.headers.location, `/auth/?next=${encodeURIComponent(path)}`, `${path}: the parent's sign-in page, the nested page as next`);
-      }
+      // The parent's sign-in page, with the nested page as next.
+      await sendsToSignIn(v, '/auth/', ['/private/plain/page', '/private/plain/notes.txt', '/private/plain/style.scss', '/private/plain/api', '/private/plain/docs', '/private/plain/docs/', '/private/middle/page', '/private/middle/inner/page', '/private/middle/inner/notes.txt']);
       assert.equal((await v.get('/private/plain/api', { Accept: 'application/json' })).status, 401);
       assert.equal((await v.post('/private/plain/api/save')).status, 401);
 
@@ -338,11 +345,7 @@ for (const engine of ENGINES) {
 
     it('a nested site whose 👤.yaml sets no auth: is required, through its own sign-in', async () => {
       const v = new TestVisitor(s.port);
-      for (const path of ['/private/users/page', '/private/users/notes.txt', '/private/users/docs']) {
-        const r = await v.get(path);
-        assert.equal(r.status, 302, `GET ${path}`);
-        assert.equal(r.headers.location, `/private/users/auth/?next=${encodeURIComponent(path)}`);
-      }
+      await sendsToSignIn(v, '/private/users/auth/', ['/private/users/page', '/private/users/notes.txt', '/private/users/docs']);
       const signin = await v.get('/private/users/auth/');
       assert.equal(signin.status, 200);
       assert.match(signin.text, /sign in here/);
@@ -353,11 +356,7 @@ for (const engine of ENGINES) {
 
     it('a nested site that says auth: none is required all the same, except its sign-in area, and a warning says so', async () => {
       const v = new TestVisitor(s.port);
-      for (const path of ['/private/loose/page', '/private/loose/notes.txt', '/private/loose/open/page']) {
-        const r = await v.get(path);
-        assert.equal(r.status, 302, `GET ${path}`);
-        assert.equal(r.headers.location, `/private/loose/auth/?next=${encodeURIComponent(path)}`);
-      }
+      await sendsToSignIn(v, '/private/loose/auth/', ['/private/loose/page', '/private/loose/notes.txt', '/private/loose/open/page']);
       assert.match((await v.get('/private/loose/auth/')).text, /sign in here/);
       const ada = await signedIn(s.port, '/private/loose', '/private/loose/open/page');
       assert.match((await ada.get('/private/loose/open/page')).text, /loose open page/);

@@ -18,7 +18,7 @@ import { createLogger, createServer, type LanewayServer } from '../../src/http/i
 import { writeApp } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
 import { TestVisitor } from '../support/visitor.js';
-import { startOidcProvider, type TestOidcProvider } from '../support/oidc.js';
+import { providerEnv, startOidcProvider, type TestOidcProvider } from '../support/oidc.js';
 
 const SIGNIN =
   "<!--TEMPLATE mustache-->\n<!doctype html><html><head><title>Sign in</title>{{% import {Me, Providers} from '👤' }}\n" +
@@ -66,9 +66,7 @@ for (const engine of ENGINES) {
 
     before(async () => {
       op = await startOidcProvider();
-      process.env.LANEWAY_AUTH_CORP_CLIENT_ID = op.clientId;
-      process.env.LANEWAY_AUTH_CORP_SECRET = op.clientSecret;
-      process.env.LANEWAY_AUTH_CORP_ISSUER = op.issuer;
+      Object.assign(process.env, providerEnv(op, 'corp'));
       base = mkdtempSync(join(tmpdir(), 'laneway-signin-provider-'));
       app = loadApp(sites(base));
       await openAppData(app, await engine.data());
@@ -133,28 +131,34 @@ for (const engine of ENGINES) {
       assert.match((await v.get('/page')).text, /Parent page of Ann Example/);
     });
 
-    /** The lines logged since `from` about failed sign-ins. */
-    const failures = (from: number) => lines.slice(from).filter((l) => typeof l.message === 'string' && /sign-in/.test(l.message as string) && l.type !== 'access');
+    /** The one line logged since `from` about a failed sign-in. */
+    const failure = (from: number): Record<string, unknown> => {
+      const found = lines.slice(from).filter((l) => typeof l.message === 'string' && /sign-in/.test(l.message as string) && l.type !== 'access');
+      assert.equal(found.length, 1, JSON.stringify(found));
+      return found[0]!;
+    };
+    /** What was logged for `request`, sent while the provider refuses connections, which answers 502. */
+    const loggedWhileDown = async (request: () => Promise<{ status: number }>): Promise<Record<string, unknown>> => {
+      const from = lines.length;
+      await op.down('refuse');
+      try {
+        assert.equal((await request()).status, 502);
+      } finally {
+        await op.up();
+      }
+      return failure(from);
+    };
 
     it('a provider down at discovery and one down at the token exchange log different lines naming the provider and the step', async () => {
       // Discovery: a client made for a new origin (another Host) reads the provider's settings first.
       const first = new TestVisitor(port, `127.0.0.1:${port}`);
-      let from = lines.length;
-      await op.down('refuse');
-      try {
-        const r = await first.post('/__/auth/provider/corp');
-        assert.equal(r.status, 502);
-      } finally {
-        await op.up();
-      }
-      const atDiscovery = failures(from);
-      assert.equal(atDiscovery.length, 1, JSON.stringify(atDiscovery));
-      assert.equal(atDiscovery[0]!.type, 'error');
-      assert.equal(atDiscovery[0]!.message, 'sign-in with corp failed at discovery: The sign-in provider is not answering; please try again later.');
-      assert.equal(atDiscovery[0]!.provider, 'corp');
-      assert.equal(atDiscovery[0]!.step, 'discovery');
-      assert.equal(atDiscovery[0]!.code, 'LW_AUTH_PROVIDER_DOWN');
-      assert.match(String(atDiscovery[0]!.detail), /^discovery: ECONNREFUSED$/);
+      const atDiscovery = await loggedWhileDown(() => first.post('/__/auth/provider/corp'));
+      assert.equal(atDiscovery.type, 'error');
+      assert.equal(atDiscovery.message, 'sign-in with corp failed at discovery: The sign-in provider is not answering; please try again later.');
+      assert.equal(atDiscovery.provider, 'corp');
+      assert.equal(atDiscovery.step, 'discovery');
+      assert.equal(atDiscovery.code, 'LW_AUTH_PROVIDER_DOWN');
+      assert.match(String(atDiscovery.detail), /^discovery: ECONNREFUSED$/);
 
       // The token exchange: the provider answered the sign-in, then is down when its code is exchanged.
       const v = new TestVisitor(port);
@@ -162,19 +166,13 @@ for (const engine of ENGINES) {
       const started = await v.post('/__/auth/provider/corp');
       assert.equal(started.status, 303);
       const back = await op.login(String(started.headers.location));
-      from = lines.length;
-      await op.down('refuse');
-      try {
-        assert.equal((await v.get(back.pathname + back.search)).status, 502);
-      } finally {
-        await op.up();
-      }
-      const atExchange = failures(from);
-      assert.equal(atExchange.length, 1, JSON.stringify(atExchange));
-      assert.equal(atExchange[0]!.message, 'sign-in with corp failed at token exchange: The sign-in provider is not answering; please try again later.');
-      assert.equal(atExchange[0]!.step, 'token exchange');
-      assert.equal(atExchange[0]!.provider, 'corp');
-      assert.notEqual(atExchange[0]!.message, atDiscovery[0]!.message);
+      const atExchange = await loggedWhileDown(() => v.get(back.pathname + back.search));
+      assert.equal(atExchange.type, 'error');
+      assert.equal(atExchange.message, 'sign-in with corp failed at token exchange: The sign-in provider is not answering; please try again later.');
+      assert.equal(atExchange.step, 'token exchange');
+      assert.equal(atExchange.provider, 'corp');
+      assert.match(String(atExchange.detail), /^token exchange: ECONNREFUSED$/);
+      assert.notEqual(atExchange.message, atDiscovery.message);
 
       // Nothing secret in any line: the client secret, the code, the state.
       const text = raw.join('\n');
@@ -188,25 +186,24 @@ for (const engine of ENGINES) {
     it('a refusal at the provider is logged with its step too: the authorization (cancelled) and a code refused at the token exchange', async () => {
       const v = new TestVisitor(port);
       await v.get('/auth/');
-      let from = lines.length;
+      const from = lines.length;
       const cancelled = await op.login(String((await v.post('/__/auth/provider/corp')).headers.location), { cancel: true });
       assert.equal((await v.get(cancelled.pathname + cancelled.search)).status, 400);
-      const refused = failures(from);
-      assert.equal(refused.length, 1, JSON.stringify(refused));
-      assert.equal(refused[0]!.message, 'sign-in with corp failed at authorization: The sign-in was cancelled or refused at the provider.');
-      assert.equal(refused[0]!.step, 'authorization');
-      assert.equal(refused[0]!.detail, 'authorization response: error=access_denied');
+      const refused = failure(from);
+      assert.equal(refused.type, 'info');
+      assert.equal(refused.message, 'sign-in with corp failed at authorization: The sign-in was cancelled or refused at the provider.');
+      assert.equal(refused.step, 'authorization');
+      assert.equal(refused.detail, 'authorization response: error=access_denied');
 
       const back = await op.login(String((await v.post('/__/auth/provider/corp')).headers.location));
       const forged = new URL(back);
       forged.searchParams.set('code', 'not-a-code-the-provider-gave');
-      from = lines.length;
+      const before = lines.length;
       assert.equal((await v.get(forged.pathname + forged.search)).status, 400);
-      const exchange = failures(from);
-      assert.equal(exchange.length, 1, JSON.stringify(exchange));
-      assert.equal(exchange[0]!.step, 'token exchange');
-      assert.match(String(exchange[0]!.message), /^sign-in with corp failed at token exchange: /);
-      assert.match(String(exchange[0]!.detail), /invalid_grant/);
+      const exchange = failure(before);
+      assert.equal(exchange.step, 'token exchange');
+      assert.match(String(exchange.message), /^sign-in with corp failed at token exchange: /);
+      assert.match(String(exchange.detail), /invalid_grant/);
       assert.ok(!raw.join('\n').includes('not-a-code-the-provider-gave'), 'no code in the log');
     });
   });
