@@ -302,7 +302,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     /** Whether a file answers in an `auth: required` area: only signed-in visitors get it, and no shared cache keeps it. */
     const isProtected = (path: string): boolean => signIn !== undefined || (auth.enabled && auth.modeFor(path) === 'required');
     /**
-     * The auth gate and the mount of a routed answer, decided here once per file (docs/users.md
+     * The auth gate and the mount of a routed answer, decided here once per file (docs/security.md
      * "What a protected area gates"): an endpoint that is not gated costs nothing per request.
      * `ready`: a file served as it is (static files, fingerprinted assets), which users do not
      * change outside `auth: required`; `mounted`: whether the answer is written for the mount anyway.
