@@ -32,6 +32,7 @@ import {
   type DevUser,
   type SignedInUser,
   type SignInClient,
+  type SignInStep,
 } from '../auth/index.js';
 import { Visitor, type VisitorContext, secureContext } from '../session/index.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -44,7 +45,28 @@ import { parseCookies } from './request-data.js';
 /** What the auth endpoints answer (the http layer sends it). */
 export type AuthAnswer =
   | { status: 303; location: string; headers: Record<string, string | string[]> }
-  | { status: number; error: string; code: string; headers?: Record<string, string | string[]> };
+  | { status: number; error: string; code: string; headers?: Record<string, string | string[]>; failure?: SignInFailure };
+
+/**
+ * What the log says of a sign-in the provider's part of which failed: the provider, the step, and
+ * the client's technical line (AuthError.detail: never a secret, token, code or user data).
+ */
+export interface SignInFailure {
+  provider: string;
+  step: SignInStep;
+  detail: string | undefined;
+}
+
+/**
+ * What a nested site takes of the users of the site it is mounted in (docs/users.md "Nested
+ * sites"): the parent's mode at the mount point, and the sign-in of the nearest site above with
+ * users — its store, and its sign-in page as the browser asks for it (`/auth/`, `/app/auth/`) —
+ * which gates a nested site without users of its own mounted in an `auth: required` area.
+ */
+export interface InheritedAuth {
+  mode: AuthMode;
+  signIn?: { data: AppData; page: string };
+}
 
 /** A provider as `Providers.all` shows it. */
 export interface ProviderView {
@@ -102,11 +124,14 @@ export class AuthService {
   readonly #clients = new Map<string, SignInClient>();
   /** The test users of the development sign-in, by id; undefined unless `enableDevSignIn` was called. */
   #devUsers: ReadonlyMap<string, DevUser> | undefined;
+  /** Where the site is served: `` at the root, `/app` for a nested site (its callback is `/app/__/auth/handler`). */
+  readonly #mount: string;
 
-  constructor(config: AuthConfig, users: UserStore, visitors: VisitorContext, env: NodeJS.ProcessEnv, log: (message: string, fields: Record<string, unknown>) => void) {
+  constructor(config: AuthConfig, users: UserStore, visitors: VisitorContext, env: NodeJS.ProcessEnv, log: (message: string, fields: Record<string, unknown>) => void, mount = '') {
     this.config = config;
     this.users = users;
     this.#visitors = visitors;
+    this.#mount = mount;
     for (const p of config.providers) {
       const key = `LANEWAY_AUTH_${p.name.toUpperCase()}`;
       const clientId = env[`${key}_CLIENT_ID`];
@@ -197,7 +222,7 @@ export class AuthService {
       const cookies = visitor.setCookieHeaders();
       return { status: 303, location: url, headers: { 'Cache-Control': 'no-store', ...(cookies && { 'Set-Cookie': cookies }) } };
     } catch (e) {
-      return this.#failed(e);
+      return this.#failed(e, provider.name);
     }
   }
 
@@ -241,7 +266,7 @@ export class AuthService {
       await this.users.signIn(visitor.replacedBy!, { provider: provider.name, subject: profile.subject, name: profile.name, email: profile.emailVerified ? profile.email : null, picture: profile.picture }, visitor.known);
       return { status: 303, location: attempt.next, headers: { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } };
     } catch (e) {
-      return this.#failed(e);
+      return this.#failed(e, provider.name);
     }
   }
 
@@ -250,16 +275,17 @@ export class AuthService {
     const key = `${p.name} ${origin}`;
     let c = this.#clients.get(key);
     if (!c) {
-      c = p.client(`${origin}/__/auth/handler`);
+      // A nested site's callback is under its mount: the parent does not answer for its sign-ins.
+      c = p.client(`${origin}${this.#mount}/__/auth/handler`);
       this.#clients.set(key, c);
     }
     return c;
   }
 
-  #failed(e: unknown): AuthAnswer {
+  #failed(e: unknown, provider: string): AuthAnswer {
     if (e instanceof AuthError) {
       const status = e.code === 'LW_AUTH_PROVIDER_DOWN' ? 502 : e.code === 'LW_AUTH_PROVIDER_CONFIG' ? 500 : 400;
-      return { status, code: e.code, error: e.message };
+      return { status, code: e.code, error: e.message, ...(e.step && { failure: { provider, step: e.step, detail: e.detail } }) };
     }
     throw e;
   }
@@ -271,16 +297,29 @@ function forwardedProto(headers: IncomingHttpHeaders): string {
 }
 
 /**
+ * For a nested site without users of its own, gated by the site it is mounted in (InheritedAuth):
+ * that site's sign-in page as the browser asks for it (`/auth/`), and the nested site's mount
+ * (`/app`), which `next` names the page with. Its redirect is final: the mount does not rewrite it.
+ */
+export interface SignInFrame {
+  page: string;
+  prefix: string;
+}
+
+/**
  * Wraps an endpoint with the auth mode of its directory. `required`: a visitor who is not signed
  * in is sent to the site's `/auth/` page with the page asked for as `?next=` (a JSON client, or
  * a write, gets 401), and the answer is a single-user page. In a nested site both are written for
- * its mount (`/app/auth/?next=%2Fapp%2Fpage`: mountSignInRedirect, called by mounts.ts). `required` and `optional`: the
+ * its mount (`/app/auth/?next=%2Fapp%2Fpage`: mountSignInRedirect, called by mounts.ts); with
+ * `frame`, to the sign-in page of the site above (SignInFrame). `required` and `optional`: the
  * signed-in user is read once here (one indexed read) for `Me`. `none`: users do not apply.
  */
-export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData): Endpoint {
+export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData, frame?: SignInFrame): Endpoint {
   if (mode === 'none') return endpoint;
   const inner = endpoint.handle.bind(endpoint);
   const required = mode === 'required';
+  const prefix = frame?.prefix ?? '';
+  const signInArea = frame?.page ?? '/auth/';
   return {
     ...endpoint,
     handle(req: RequestInfo): Reply | Promise<Reply> {
@@ -291,9 +330,11 @@ export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData):
       const go = (user: SignedInUser | undefined): Reply | Promise<Reply> => {
         if (user) return inner({ ...req, user, signedInOnly: required });
         if (!required) return inner({ ...req, user: null });
-        const page = (req.method === 'GET' || req.method === 'HEAD') && !req.acceptsJson && !req.path.startsWith('/auth/');
+        const asked = prefix + req.path;
+        const page = (req.method === 'GET' || req.method === 'HEAD') && !req.acceptsJson && !asked.startsWith(signInArea);
         if (!page) return { type: 'error', status: 401, code: 'LW_AUTH_REQUIRED', message: 'Sign in first.' };
-        return signInRedirect(req.path + (req.query ? `?${req.query}` : ''));
+        const next = asked + (req.query ? `?${req.query}` : '');
+        return frame ? signInAt(frame.page, next) : signInRedirect(next);
       };
       try {
         const user = auth.userOf(sid);
@@ -316,9 +357,14 @@ const signInNexts = new WeakMap<Reply, string>();
 
 /** `302` to the site's `/auth/` page with `next`, the page asked for (path and query). */
 function signInRedirect(next: string): Reply {
-  const reply: Reply = { type: 'redirect', status: 302, location: `/auth/?next=${encodeURIComponent(next)}`, headers: { 'Cache-Control': 'no-store' } };
+  const reply = signInAt('/auth/', next);
   signInNexts.set(reply, next);
   return reply;
+}
+
+/** `302` to the sign-in page `page` with `next`. */
+function signInAt(page: string, next: string): Reply {
+  return { type: 'redirect', status: 302, location: `${page}?next=${encodeURIComponent(next)}`, headers: { 'Cache-Control': 'no-store' } };
 }
 
 /**

@@ -426,7 +426,8 @@ function compileScriptEndpoint(
   function reply(req: RequestInfo, answer: ScriptResponse, outcome: RunOutcome): Reply | Promise<Reply> {
     switch (answer.kind) {
       case 'json':
-        return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: answer.body, headers: { 'Cache-Control': 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
+        // In an `auth: required` area (the gate let a signed-in visitor through), never for a shared cache.
+        return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: answer.body, headers: { 'Cache-Control': req.signedInOnly === true ? 'private, no-cache' : 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
       case 'redirect':
         return { type: 'redirect', status: answer.status, location: answer.location };
       case 'reroute':

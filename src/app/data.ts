@@ -134,6 +134,8 @@ export class AppData {
   images: ImageService | undefined;
   /** The app's users (/👤.yaml), set by the loader when it has them. */
   authConfig: AuthConfig | undefined;
+  /** For a nested site, the path it is served at (`/app`), set by the loader: its sign-in callback is under it. */
+  mount: string | undefined;
   /** Sign-in, sign-out and the signed-in user of a request (made by `open` when the app has users). */
   auth: AuthService | undefined;
   /** Side tables (shared/slots.ts), not WeakMaps: their keys live for one request. */
@@ -269,7 +271,7 @@ export class AppData {
         const users = new UserStore(this.store.engine);
         await users.ensure();
         const log = options.log ?? STDERR_LOG;
-        this.auth = new AuthService(this.authConfig, users, this.visitors, process.env, (m, f) => log.error(m, f));
+        this.auth = new AuthService(this.authConfig, users, this.visitors, process.env, (m, f) => log.error(m, f), this.mount);
       } catch (e) {
         await this.close();
         throw e;

@@ -37,7 +37,7 @@ import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import { readNotifications } from '../mail/index.js';
 import { readAuthConfig, readEndpointAuth, type EndpointAuth } from '../auth/index.js';
 import { withPermissions } from './permissions.js';
-import { providerOrigins, withAuthGate } from './auth.js';
+import { providerOrigins, withAuthGate, type InheritedAuth } from './auth.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
@@ -124,29 +124,30 @@ const building: string[] = [];
 
 /**
  * `prerender`: render static documents' Markdown (not for a check). `mount`: the path a nested
- * site is served at (`/store`), whose answers are written for it (mounts.ts).
+ * site is served at (`/store`), whose answers are written for it (mounts.ts). `inherited`: what a
+ * nested site takes of the users of the site it is mounted in (docs/users.md "Nested sites").
  */
-function buildApp(rootDir: string, options: AppOptions, prerender = true, mount?: string, overrides?: PropertyOverrides): { app?: App; diagnostics: Diagnostic[] } {
+function buildApp(rootDir: string, options: AppOptions, prerender = true, mount?: string, overrides?: PropertyOverrides, inherited?: InheritedAuth): { app?: App; diagnostics: Diagnostic[] } {
   const outermost = building.length === 0;
   if (outermost) building.push(realDir(rootDir));
   try {
-    return buildOne(rootDir, options, prerender, mount, overrides);
+    return buildOne(rootDir, options, prerender, mount, overrides, inherited);
   } finally {
     if (outermost) building.length = 0;
   }
 }
 
-function buildOne(rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, overrides?: PropertyOverrides): { app?: App; diagnostics: Diagnostic[] } {
+function buildOne(rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, overrides?: PropertyOverrides, inherited?: InheritedAuth): { app?: App; diagnostics: Diagnostic[] } {
   // `laneway dev`: what the last load of this directory compiled and still holds (build-cache.ts).
   const session = options.cache?.session(resolvePath(rootDir), mount);
   try {
-    return buildWith(session, rootDir, options, prerender, mount, overrides);
+    return buildWith(session, rootDir, options, prerender, mount, overrides, inherited);
   } finally {
     session?.abandon();
   }
 }
 
-function buildWith(session: BuildSession | undefined, rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, overrides?: PropertyOverrides): { app?: App; diagnostics: Diagnostic[] } {
+function buildWith(session: BuildSession | undefined, rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, overrides?: PropertyOverrides, inherited?: InheritedAuth): { app?: App; diagnostics: Diagnostic[] } {
   const diagnostics = new DiagnosticList();
   const opts: LoadOptions = {
     dev: options.dev ?? false,
@@ -194,7 +195,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
    * A file's Asset; `body` replaces the file's bytes (compiled CSS, a rewritten page). With a build
    * cache, the last load's Asset of the same bytes in the same `role` (its compressed variants kept).
    */
-  const assetOf = (role: 'route' | 'not-found' | 'fingerprinted', file: WalkedFile, body?: Buffer, type = contentTypeOf(file.path)): Asset => {
+  const assetOf = (role: 'route' | 'private' | 'not-found' | 'fingerprinted' | 'private-fingerprinted', file: WalkedFile, body?: Buffer, type = contentTypeOf(file.path)): Asset => {
     const bytes = body ?? (file.size <= opts.memoryLimit ? readBytes(file) : undefined);
     return session ? session.asset(role, file, bytes, type, () => makeAsset(file, bytes, type)) : makeAsset(file, bytes, type);
   };
@@ -245,7 +246,6 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
   };
   const properties = readProperties(propertyTree, { locale: settings.locale, diagnostics, fileStatus: (p) => fileStatusOf(classified, p) });
   const mountSpecs = readMounts(files, tree, rootDir, opts.sources, diagnostics);
-  const mounts = loadMounts(mountSpecs, rootDir, options, prerender, mount, diagnostics);
   const models = readModelDefinitions(tree, diagnostics, { dirs: walked.dirs });
   const notifications = readNotifications(tree, diagnostics, new Map([...models.models.values()].map((m) => [m.name, m.kind])), walked.dirs);
   const staticContent = readStaticContent(tree, walked.files.map((f) => f.path), diagnostics);
@@ -254,7 +254,8 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
   }
   checkModelParams(params, models, diagnostics, staticContent.schema);
   // Users (/👤.yaml): auth modes per directory, providers, roles checked against the models.
-  const auth = readAuthConfig(files.filter((f) => f.kind === 'users').map((f) => ({ path: f.path, text: tree.read(f.path) ?? '' })), models, diagnostics);
+  // A nested site takes the mode of the site it is mounted in, and may only make it stricter.
+  const auth = readAuthConfig(files.filter((f) => f.kind === 'users').map((f) => ({ path: f.path, text: tree.read(f.path) ?? '' })), models, diagnostics, inherited && { parentMode: inherited.mode });
   // Connectors of /🔌.yaml, through the local sources map: their tags expand in the page pass.
   const connectors = readConnectors(tree, { root: resolvePath(rootDir), sources: opts.sources, diagnostics });
   // A nested site's stylesheets are written for its mount (mounts.ts createCatalog).
@@ -291,6 +292,30 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     const data = models.models.size || models.embedded.size || auth.enabled || visitorState ? new AppData(models, notifications, auth.enabled) : undefined;
     if (data && auth.enabled) data.authConfig = auth;
     if (data) data.sendsMail = sendsMail(files, scanText);
+    if (data && mount !== undefined) data.mount = mount;
+    // Nested sites, each told the mode at its mount point and whose sign-in gates it if it has no users of its own.
+    const mounts = loadMounts(mountSpecs, rootDir, options, prerender, mount, diagnostics, (prefix) =>
+      auth.enabled ? { mode: auth.modeFor(prefix), ...(data && { signIn: { data, page: `${mount ?? ''}/auth/` } }) } : inherited,
+    );
+    // A nested site without users in an `auth: required` area of its parent: the parent's sign-in gates all of it.
+    const signIn = !auth.enabled && inherited?.mode === 'required' ? inherited.signIn : undefined;
+    /** Whether a file answers in an `auth: required` area: only signed-in visitors get it, and no shared cache keeps it. */
+    const isProtected = (path: string): boolean => signIn !== undefined || (auth.enabled && auth.modeFor(path) === 'required');
+    /**
+     * The auth gate and the mount of a routed answer, decided here once per file (docs/security.md
+     * "What a protected area gates"): an endpoint that is not gated costs nothing per request.
+     * `ready`: a file served as it is (static files, fingerprinted assets), which users do not
+     * change outside `auth: required`; `mounted`: whether the answer is written for the mount anyway.
+     */
+    const gated = (endpoint: Endpoint, path: string, ready: boolean, mounted: boolean): Endpoint => {
+      let value = endpoint;
+      const mode = auth.enabled ? auth.modeFor(path) : 'none';
+      const own = data !== undefined && auth.enabled && (!ready || mode === 'required');
+      if (own) value = withAuthGate(value, mode, data);
+      if (mount !== undefined && (mounted || own)) value = mountEndpoint(value, mount);
+      if (signIn !== undefined) value = withAuthGate(value, 'required', signIn.data, { page: signIn.page, prefix: mount ?? '' });
+      return value;
+    };
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
     const pages = new Map<string, string>();
     for (const [key, def] of params) {
@@ -328,7 +353,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     };
     modules.suppliers = compileSuppliers(files, ctx);
     // Every view and script compiled from here depends on what was read so far, and on its own files.
-    session?.seal(files, byPath, walked.dirs, { options: { dev: opts.dev, csp: opts.csp, memoryLimit: opts.memoryLimit, sources: opts.sources }, prerender, mount, overrides: overrides?.values, visitorState, mail: data?.sendsMail }, opts.memoryLimit);
+    session?.seal(files, byPath, walked.dirs, { options: { dev: opts.dev, csp: opts.csp, memoryLimit: opts.memoryLimit, sources: opts.sources }, prerender, mount, overrides: overrides?.values, visitorState, mail: data?.sendsMail, parentMode: inherited?.mode }, opts.memoryLimit);
     const entries: Array<{ spec: RouteSpec; value: Endpoint }> = [];
     for (const file of files) {
       if (file.hidden) continue;
@@ -350,19 +375,23 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
         diagnostics.warn('LW_APP_ODD_NAME', `the URL segment "${last.value}" needs percent-encoding in links; prefer a-z, 0-9 and -`, file.path);
       }
       const walkedFile = byPath.get(file.path)!;
-      let make = (body?: Buffer): Asset => assetOf('route', walkedFile, body);
+      // A protected area's files are Assets of their own (a build cache keeps them apart from public ones).
+      const guarded = isProtected(file.path);
+      const role = guarded ? 'private' : 'route';
+      let make = (body?: Buffer): Asset => assetOf(role, walkedFile, body);
       if (file.kind === 'scss') {
         const css = catalog.body(file.path);
         if (css === undefined) continue;
-        make = () => assetOf('route', walkedFile, css, 'text/css; charset=utf-8');
+        make = () => assetOf(role, walkedFile, css, 'text/css; charset=utf-8');
       } else if (mount !== undefined && file.kind === 'static' && /\.css$/i.test(file.path) && walkedFile.size <= opts.memoryLimit) {
         // A nested site's .css, its url(/…) written for the mount, once (mounts.ts mountCss).
         const css = catalog.body(file.path);
-        make = (body) => assetOf('route', walkedFile, body ?? css);
+        make = (body) => assetOf(role, walkedFile, body ?? css);
       }
-      if (pinned !== undefined) {
+      if (pinned !== undefined || guarded) {
         const inner = make;
-        make = (body) => withCacheControl(inner(body), PINNED);
+        const cacheControl = pinned !== undefined ? PINNED : 'no-cache';
+        make = (body) => withCacheControl(inner(body), guarded ? privately(cacheControl) : cacheControl);
       }
       const endpoint = compileRouteEndpoint(file, spec, ctx, make);
       if (endpoint) {
@@ -376,8 +405,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
         if (data && dynamic) value = withModelParams(value, data, paramDef);
         if (content && dynamic) value = withStaticParams(value, content, paramDef);
         // Users: the auth mode of the file's directory decides before anything else runs.
-        if (data && auth.enabled && kind !== 'static') value = withAuthGate(value, auth.modeFor(file.path), data);
-        if (mount !== undefined) value = mountEndpoint(value, mount);
+        value = gated(value, file.path, kind === 'static', true);
         entries.push({ spec, value });
       }
     }
@@ -402,13 +430,16 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       const spec = parseRouteFile(served.url, 'static');
       const body = catalog.body(served.file);
       if (!spec || body === undefined || taken.has(routeKey(spec))) continue;
-      const asset = withCacheControl(assetOf('fingerprinted', byPath.get(served.file)!, body, contentTypeOf(served.file.endsWith('.scss') ? 'x.css' : served.file)), IMMUTABLE);
+      const guarded = isProtected(served.file);
+      const asset = withCacheControl(assetOf(guarded ? 'private-fingerprinted' : 'fingerprinted', byPath.get(served.file)!, body, contentTypeOf(served.file.endsWith('.scss') ? 'x.css' : served.file)), guarded ? privately(IMMUTABLE) : IMMUTABLE);
       const reply: Reply = { type: 'asset', asset };
-      entries.push({ spec: { ...spec, file: served.file }, value: { kind: 'static', method: 'GET', pattern: formatPattern(spec), file: served.file, dir: served.file.slice(0, served.file.lastIndexOf('/')), handle: () => reply } });
+      const value: Endpoint = { kind: 'static', method: 'GET', pattern: formatPattern(spec), file: served.file, dir: served.file.slice(0, served.file.lastIndexOf('/')), handle: () => reply };
+      entries.push({ spec: { ...spec, file: served.file }, value: gated(value, served.file, true, false) });
     }
     reportConflicts(entries, diagnostics);
     checkMountRoutes(mountSpecs, entries, diagnostics);
-    addIndexRedirects(entries);
+    // The redirect of a nested site's index goes to its own /d/ (written for the mount like its other redirects).
+    addIndexRedirects(entries, (value) => gated(value, value.file, false, true));
 
     // 6. Router and error pages.
     const takesPaths = new WeakMap<ParamDefinition, boolean>();
@@ -471,6 +502,11 @@ const ASSET_KINDS = new Set<ClassifiedFile['kind']>(['static', 'svg', 'scss', 'a
 function withCacheControl(asset: Asset, cacheControl: string): Asset {
   asset.cacheControl = cacheControl;
   return asset;
+}
+
+/** The Cache-Control of a file in an `auth: required` area: the browser's cache only, never a shared one. */
+function privately(cacheControl: string): string {
+  return cacheControl.startsWith('public') ? 'private' + cacheControl.slice('public'.length) : `private, ${cacheControl}`;
 }
 
 function routeKindOf(file: ClassifiedFile): RouteKind | undefined {
@@ -569,15 +605,18 @@ function reportConflicts(entries: Array<{ spec: RouteSpec; value: Endpoint }>, d
   }
 }
 
-/** `index.html` answers `/d/`; `GET /d` redirects there (308, query kept) unless something else answers `/d`. */
-function addIndexRedirects(entries: Array<{ spec: RouteSpec; value: Endpoint }>): void {
+/**
+ * `index.html` answers `/d/`; `GET /d` redirects there (308, query kept) unless something else
+ * answers `/d`. `gate`: the redirect's auth gate, that of the page it leads to.
+ */
+function addIndexRedirects(entries: Array<{ spec: RouteSpec; value: Endpoint }>, gate: (redirect: Endpoint) => Endpoint): void {
   const taken = new Set(entries.map((e) => routeKey(e.spec)));
   for (const { spec, value } of [...entries]) {
     if ((spec.kind !== 'view' && spec.kind !== 'page') || !spec.trailingSlash || spec.segments.length === 0) continue;
     const bare: RouteSpec = { ...spec, trailingSlash: false };
     if (taken.has(routeKey(bare))) continue;
     taken.add(routeKey(bare));
-    entries.push({ spec: bare, value: redirectToSlash(formatPattern(bare), value) });
+    entries.push({ spec: bare, value: gate(redirectToSlash(formatPattern(bare), value)) });
   }
 }
 
@@ -620,7 +659,7 @@ function redirectToSlash(pattern: string, target: Endpoint): Endpoint {
  * Loads the nested sites of an app: each child as an app of its own, whose problems are reported
  * at its files (relative to this app's directory), mounted at `mount` + its prefix.
  */
-function loadMounts(specs: MountSpec[], rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, diagnostics: DiagnosticList): App['mounts'] {
+function loadMounts(specs: MountSpec[], rootDir: string, options: AppOptions, prerender: boolean, mount: string | undefined, diagnostics: DiagnosticList, inheritedAt: (prefix: string) => InheritedAuth | undefined): App['mounts'] {
   const mounts: App['mounts'] = [];
   for (const m of specs) {
     const real = realDir(m.dir);
@@ -632,7 +671,7 @@ function loadMounts(specs: MountSpec[], rootDir: string, options: AppOptions, pr
     let child: { app?: App; diagnostics: Diagnostic[] };
     try {
       const overrides = m.properties === undefined ? undefined : { values: m.properties, unknown: [] as string[] };
-      child = buildApp(m.dir, options, prerender, (mount ?? '') + m.prefix, overrides);
+      child = buildApp(m.dir, options, prerender, (mount ?? '') + m.prefix, overrides, inheritedAt(m.prefix));
       const unknown = overrides === undefined ? [] : overrides.unknown.length || child.app?.properties.exists ? overrides.unknown : Object.keys(overrides.values);
       for (const name of unknown) diagnostics.warn('LW_APP_NESTED_SITE', `🎨: sets "${name}", which the nested site's ${PROPERTIES_FILE} does not declare; it is ignored`, m.file);
     } finally {

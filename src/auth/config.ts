@@ -99,8 +99,24 @@ export interface AuthFileSource {
 }
 
 export interface ReadAuthOptions {
-  /** For a nested site: the parent site's effective mode at the mount point, which `inherit` at the root takes. */
+  /**
+   * For a nested site: the parent site's effective mode at the mount point. `inherit` at the root
+   * takes it, and no directory of the nested site is looser (docs/users.md "Nested sites").
+   */
   parentMode?: AuthMode;
+}
+
+/** How strict each mode is: a nested site may raise its parent's mode, never lower it. */
+const STRICTNESS: Readonly<Record<AuthMode, number>> = { none: 0, optional: 1, required: 2 };
+
+/** The stricter of two modes. */
+function stricter(a: AuthMode, b: AuthMode): AuthMode {
+  return STRICTNESS[a] >= STRICTNESS[b] ? a : b;
+}
+
+/** Whether a directory is the sign-in area (`/auth` and below). */
+function inSignInArea(dir: string): boolean {
+  return dir === '/auth' || dir.startsWith('/auth/');
 }
 
 const MODES: readonly DeclaredAuthMode[] = ['inherit', 'none', 'required', 'optional'];
@@ -138,6 +154,12 @@ export function readAuthConfig(
     .map((f) => ({ path: f.path, text: f.text, dir: f.path.slice(0, f.path.lastIndexOf('/')) }))
     .sort((a, b) => depth(a.dir) - depth(b.dir) || (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
   const root = sources.find((s) => s.dir === '');
+  /**
+   * The least a directory of a nested site may be: the parent's mode at the mount point; but a
+   * nested site with users of its own keeps its sign-in area (`/auth/`, where its gate sends
+   * visitors) open to visitors who are not signed in yet: there the least is `optional`.
+   */
+  const floor = (dir: string): AuthMode => (rootInherit === 'required' && root !== undefined && inSignInArea(dir) ? 'optional' : rootInherit);
   const roles = new Map<string, RoleDeclaration>([['default', { name: 'default' }]]);
   const providers: AuthProvider[] = [];
   const read: AuthFile[] = [];
@@ -166,8 +188,19 @@ export function readAuthConfig(
       }
       effective ??= rootInherit;
     }
+    const least = floor(source.dir);
+    if (parsed.mode !== 'inherit' && stricter(parsed.mode, least) !== parsed.mode) {
+      diagnostics.warn(
+        'LW_AUTH_NESTED_MODE',
+        `auth: ${parsed.mode} is looser than the site this one is mounted in allows here (${least}): a nested site may make its parent's mode stricter, never looser, so this directory is ${least}`,
+        source.path,
+        source.text,
+        parsed.modeAt ?? 0,
+      );
+    }
+    // Kept as the site says; the parent's floor is applied where a mode is asked for.
     modes.set(source.dir, effective);
-    read.push({ file: source.path, dir: source.dir, mode: parsed.mode, effectiveMode: effective, grants: parsed.grants });
+    read.push({ file: source.path, dir: source.dir, mode: parsed.mode, effectiveMode: stricter(effective, least), grants: parsed.grants });
   }
 
   return {
@@ -177,12 +210,11 @@ export function readAuthConfig(
     files: read,
     schema,
     modeFor(path: string): AuthMode {
-      let d = dirKey(path);
-      for (;;) {
+      const key = dirKey(path);
+      for (let d = key; ; d = d.slice(0, d.lastIndexOf('/'))) {
         const mode = modes.get(d);
-        if (mode !== undefined) return mode;
-        if (d === '') return rootInherit;
-        d = d.slice(0, d.lastIndexOf('/'));
+        if (mode !== undefined) return stricter(mode, floor(key));
+        if (d === '') return floor(key);
       }
     },
   };
@@ -219,9 +251,10 @@ class FileReader {
     readonly rolesKnown: boolean,
   ) {}
 
-  read(providers: AuthProvider[]): { mode: DeclaredAuthMode; grants: Grant[]; parsed: boolean } {
+  read(providers: AuthProvider[]): { mode: DeclaredAuthMode; modeAt?: number; grants: Grant[]; parsed: boolean } {
     const root = parseYaml(this.file, this.source, this.diagnostics);
     let mode: DeclaredAuthMode = 'inherit';
+    let modeAt: number | undefined;
     if (root === undefined) return { mode, grants: this.grants, parsed: false };
     if (root === null || (isScalar(root) && root.value === null)) return { mode, grants: this.grants, parsed: true };
     if (!isMap(root)) {
@@ -242,6 +275,7 @@ class FileReader {
         this.error('LW_AUTH_UNKNOWN_KEY', 'keys of a 👤.yaml are plain names: auth, providers, default, or a role name', entry.key);
       } else if (key === 'auth') {
         mode = this.readMode(entry) ?? mode;
+        modeAt = offsetOf(entry.value);
       } else if (key === 'providers') {
         this.readProviders(entry, providers);
       } else if (key === 'default' || /^[A-Z]/.test(key)) {
@@ -254,7 +288,7 @@ class FileReader {
         this.error('LW_AUTH_UNKNOWN_KEY', `"${key}" is not a key of 👤.yaml${hint}: the keys are auth, providers, default, and role names that start with an uppercase letter`, entry.key);
       }
     }
-    return { mode, grants: this.grants, parsed: true };
+    return { mode, ...(modeAt === undefined ? {} : { modeAt }), grants: this.grants, parsed: true };
   }
 
   private readMode(entry: Entry): DeclaredAuthMode | undefined {

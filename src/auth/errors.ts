@@ -16,16 +16,26 @@ export type AuthErrorCode =
   /** The server's settings for the provider are wrong: an http issuer that is not loopback, a discovery document for another issuer or missing, the client id or secret refused. */
   | 'LW_AUTH_PROVIDER_CONFIG';
 
+/**
+ * The step of a sign-in that talked to the provider: reading its settings (discovery), its answer
+ * at the callback (authorization), the code exchanged for tokens and the ID token checked (token
+ * exchange), the user's profile (userinfo).
+ */
+export type SignInStep = 'discovery' | 'authorization' | 'token exchange' | 'userinfo';
+
 export class AuthError extends Error {
   readonly code: AuthErrorCode;
   /** A technical line for the log (safe to log: no secret, token, code or user data). */
   readonly detail: string | undefined;
+  /** The step that failed, when the provider was involved (for the log). */
+  readonly step: SignInStep | undefined;
 
-  constructor(code: AuthErrorCode, message: string, detail?: string) {
+  constructor(code: AuthErrorCode, message: string, detail?: string, step?: SignInStep) {
     super(message);
     this.name = 'AuthError';
     this.code = code;
     this.detail = detail;
+    this.step = step;
   }
 }
 

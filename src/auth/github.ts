@@ -10,7 +10,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Oidc from 'openid-client';
-import { AuthError, callbackUrl, networkFailure, oauthErrorCode, pictureUrl, providerUrl, PROVIDER_TIMEOUT_MS, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';
+import { AuthError, callbackUrl, networkFailure, oauthErrorCode, pictureUrl, providerUrl, PROVIDER_TIMEOUT_MS, type AuthProfile, type SignInChecks, type SignInClient, type SignInStep } from './errors.js';
 
 // openid-client's PKCE helpers, loaded with the first sign-in (an ES module, loaded by require as
 // Node 20.19 allows): apps without users never load it.
@@ -56,18 +56,19 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const timeoutMs = options.timeoutMs ?? PROVIDER_TIMEOUT_MS;
 
   /** One request to GitHub; network failures, timeouts, 5xx and 429 become LW_AUTH_PROVIDER_DOWN. */
-  async function call(step: string, url: URL | string, init: { method?: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; json: unknown }> {
+  async function call(step: 'token' | 'user' | 'emails', url: URL | string, init: { method?: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; json: unknown }> {
+    const stage: SignInStep = step === 'token' ? 'token exchange' : 'userinfo';
     let response: Response;
     let text: string;
     try {
       response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
       text = await readText(response);
     } catch (err) {
-      if (err instanceof AuthError) throw err;
-      throw new AuthError('LW_AUTH_PROVIDER_DOWN', 'GitHub is not answering; please try again later.', `${step}: ${networkFailure(err)}`);
+      if (err instanceof AuthError) throw err.step ? err : new AuthError(err.code, err.message, err.detail, stage);
+      throw new AuthError('LW_AUTH_PROVIDER_DOWN', 'GitHub is not answering; please try again later.', `${step}: ${networkFailure(err)}`, stage);
     }
     if (response.status >= 500 || response.status === 429) {
-      throw new AuthError('LW_AUTH_PROVIDER_DOWN', 'GitHub is not answering; please try again later.', `${step}: HTTP ${response.status}`);
+      throw new AuthError('LW_AUTH_PROVIDER_DOWN', 'GitHub is not answering; please try again later.', `${step}: HTTP ${response.status}`, stage);
     }
     let json: unknown;
     try {
@@ -113,15 +114,15 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       if (error !== null) {
         const code = oauthErrorCode(error) ?? 'error';
         if (code === 'redirect_uri_mismatch' || code === 'application_suspended') {
-          throw new AuthError('LW_AUTH_PROVIDER_CONFIG', 'Sign-in with GitHub is not set up correctly on this server.', `authorization response: error=${code}`);
+          throw new AuthError('LW_AUTH_PROVIDER_CONFIG', 'Sign-in with GitHub is not set up correctly on this server.', `authorization response: error=${code}`, 'authorization');
         }
-        throw new AuthError('LW_AUTH_BAD_CALLBACK', code === 'access_denied' ? 'The sign-in was cancelled or refused at GitHub.' : `GitHub did not sign you in (${code}).`, `authorization response: error=${code}`);
+        throw new AuthError('LW_AUTH_BAD_CALLBACK', code === 'access_denied' ? 'The sign-in was cancelled or refused at GitHub.' : `GitHub did not sign you in (${code}).`, `authorization response: error=${code}`, 'authorization');
       }
       if (!sameString(params.get('state'), checks.state)) {
-        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', 'authorization response: state does not match');
+        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', 'authorization response: state does not match', 'authorization');
       }
       const code = params.get('code');
-      if (!code) throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', 'authorization response: no code');
+      if (!code) throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', 'authorization response: no code', 'authorization');
 
       // The code for a token.
       const tokenAnswer = await call('token', tokenUrl, {
@@ -134,20 +135,20 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
         const reason = oauthErrorCode(t.error) ?? 'no error code';
         const detail = `token: ${reason} (HTTP ${tokenAnswer.status})`;
         if (reason === 'incorrect_client_credentials' || reason === 'redirect_uri_mismatch' || reason === 'invalid_client' || reason === 'unauthorized_client') {
-          throw new AuthError('LW_AUTH_PROVIDER_CONFIG', 'GitHub refused this server’s client id or secret.', detail);
+          throw new AuthError('LW_AUTH_PROVIDER_CONFIG', 'GitHub refused this server’s client id or secret.', detail, 'token exchange');
         }
-        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', detail);
+        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', detail, 'token exchange');
       }
       const token = t.access_token;
       if (typeof token !== 'string' || token === '' || (typeof t.token_type === 'string' && t.token_type.toLowerCase() !== 'bearer')) {
-        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', 'token: no bearer access token in the answer');
+        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', 'token: no bearer access token in the answer', 'token exchange');
       }
 
       // The user.
       const userAnswer = await call('user', new URL('user', apiBase), { headers: apiHeaders(token) });
       const user = userAnswer.json as Record<string, unknown> | undefined;
       if (userAnswer.status !== 200 || !isObject(user) || !Number.isSafeInteger(user.id) || (user.id as number) <= 0) {
-        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'GitHub did not say who signed in.', `user: HTTP ${userAnswer.status}${userAnswer.status === 200 ? ', no numeric id' : ''}`);
+        throw new AuthError('LW_AUTH_BAD_CALLBACK', 'GitHub did not say who signed in.', `user: HTTP ${userAnswer.status}${userAnswer.status === 200 ? ', no numeric id' : ''}`, 'userinfo');
       }
 
       // Their primary verified address (none if the token may not read addresses).

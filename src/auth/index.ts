@@ -35,6 +35,6 @@ export {
 export { UserStore, SIGNIN_TTL_MS, ATTEMPT_TTL_MS, type SignedInUser, type ProviderAccount, type SignInAttempt } from './users.js';
 export { createOidcClient, createGoogleClient, GOOGLE_ISSUER, type OidcClient, type OidcClientOptions } from './oidc.js';
 export { createGitHubClient, type GitHubClient, type GitHubClientOptions } from './github.js';
-export { AuthError, type AuthErrorCode, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';
+export { AuthError, type AuthErrorCode, type AuthProfile, type SignInChecks, type SignInClient, type SignInStep } from './errors.js';
 export { RequestPermissions, type ContainerKey, type ProfileRoles } from './request.js';
 export { parseDevUsers, DEV_USERS_ENV, DEV_PROVIDER, DEV_PATH_PREFIX, type DevUser } from './dev.js';

@@ -11,9 +11,9 @@
  */
 import { createRequire } from 'node:module';
 import type * as Oidc from 'openid-client';
-import { AuthError, callbackUrl, networkFailure, oauthErrorCode, pictureUrl, providerUrl, PROVIDER_TIMEOUT_MS, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';
+import { AuthError, callbackUrl, networkFailure, oauthErrorCode, pictureUrl, providerUrl, PROVIDER_TIMEOUT_MS, type AuthProfile, type SignInChecks, type SignInClient, type SignInStep } from './errors.js';
 
-export { AuthError, type AuthErrorCode, type AuthProfile, type SignInChecks, type SignInClient } from './errors.js';
+export { AuthError, type AuthErrorCode, type AuthProfile, type SignInChecks, type SignInClient, type SignInStep } from './errors.js';
 
 // openid-client (with jose and oauth4webapi) is loaded when the first sign-in client is made: apps
 // without users never load it (an ES module, loaded by require as Node 20.19 allows).
@@ -133,7 +133,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
         throw classify(err, 'callback');
       }
       const idClaims = tokens.claims();
-      if (!idClaims) throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The provider did not confirm who signed in.', 'no ID token in the token response');
+      if (!idClaims) throw new AuthError('LW_AUTH_BAD_CALLBACK', 'The provider did not confirm who signed in.', 'no ID token in the token response', 'token exchange');
       let claims: Record<string, unknown> = { ...idClaims };
       const wantsProfile = scopes.includes('profile') && (claims.name === undefined || claims.picture === undefined);
       const wantsEmail = scopes.includes('email') && claims.email === undefined;
@@ -201,34 +201,36 @@ type Stage = 'discovery' | 'callback' | 'userinfo';
 /** Turns whatever openid-client threw into an AuthError; never copies its `cause` (it may hold tokens or claims). */
 function classify(err: unknown, stage: Stage): AuthError {
   if (err instanceof AuthError) return err;
+  // The callback stage is the provider's answer (authorization), then the code for tokens and the ID token's checks.
+  const step: SignInStep = stage === 'callback' ? (err instanceof oidc().AuthorizationResponseError ? 'authorization' : 'token exchange') : stage;
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof Unreachable) {
-      return new AuthError('LW_AUTH_PROVIDER_DOWN', 'The sign-in provider is not answering; please try again later.', `${stage}: ${e.why}`);
+      return new AuthError('LW_AUTH_PROVIDER_DOWN', 'The sign-in provider is not answering; please try again later.', `${step}: ${e.why}`, step);
     }
   }
   if (err instanceof oidc().AuthorizationResponseError) {
     const code = oauthErrorCode(err.error) ?? 'error';
-    return new AuthError('LW_AUTH_BAD_CALLBACK', code === 'access_denied' ? 'The sign-in was cancelled or refused at the provider.' : `The provider did not sign you in (${code}).`, `authorization response: error=${code}`);
+    return new AuthError('LW_AUTH_BAD_CALLBACK', code === 'access_denied' ? 'The sign-in was cancelled or refused at the provider.' : `The provider did not sign you in (${code}).`, `authorization response: error=${code}`, step);
   }
   if (err instanceof oidc().ResponseBodyError) {
     const code = oauthErrorCode(err.error) ?? 'error';
     const detail = `${stage === 'userinfo' ? 'userinfo' : 'token endpoint'}: ${code} (HTTP ${err.status})`;
     if (code === 'invalid_client' || code === 'unauthorized_client') {
-      return new AuthError('LW_AUTH_PROVIDER_CONFIG', 'The sign-in provider refused this server’s client id or secret.', detail);
+      return new AuthError('LW_AUTH_PROVIDER_CONFIG', 'The sign-in provider refused this server’s client id or secret.', detail, step);
     }
-    return new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', detail);
+    return new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', detail, step);
   }
   if (err instanceof oidc().WWWAuthenticateChallengeError) {
     const code = oauthErrorCode(err.cause[0]?.parameters.error) ?? 'challenge';
     const detail = `${stage === 'userinfo' ? 'userinfo' : 'token endpoint'}: ${code} (HTTP ${err.status})`;
-    if (stage !== 'userinfo' && code === 'invalid_client') return new AuthError('LW_AUTH_PROVIDER_CONFIG', 'The sign-in provider refused this server’s client id or secret.', detail);
-    return new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', detail);
+    if (stage !== 'userinfo' && code === 'invalid_client') return new AuthError('LW_AUTH_PROVIDER_CONFIG', 'The sign-in provider refused this server’s client id or secret.', detail, step);
+    return new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', detail, step);
   }
   const what = describeError(err);
   if (stage === 'discovery') {
-    return new AuthError('LW_AUTH_PROVIDER_CONFIG', 'The sign-in provider’s settings could not be read; check its issuer URL.', `discovery: ${what}`);
+    return new AuthError('LW_AUTH_PROVIDER_CONFIG', 'The sign-in provider’s settings could not be read; check its issuer URL.', `discovery: ${what}`, step);
   }
-  return new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', `${stage}: ${what}`);
+  return new AuthError('LW_AUTH_BAD_CALLBACK', 'The sign-in could not be completed; please try again.', `${stage}: ${what}`, step);
 }
 
 /**

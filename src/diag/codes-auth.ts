@@ -4,6 +4,7 @@ export const AUTH_CODES = {
   LW_AUTH_UNKNOWN_KEY: 'A key of a 👤.yaml that is neither auth:, providers:, default: nor a role name (which starts with an uppercase letter).',
   LW_AUTH_NO_ROOT: 'A 👤.yaml in a sub-directory, but none at the root: users are turned on by /👤.yaml, so the file does nothing.',
   LW_AUTH_MODE: 'The auth: of a 👤.yaml is not inherit, none, required or optional.',
+  LW_AUTH_NESTED_MODE: "A warning: a nested site's 👤.yaml sets an auth: looser than the parent site's mode at the mount point; a nested site can only make it stricter, so the parent's mode applies.",
   LW_AUTH_PROVIDERS: 'providers: is not a list of lowercase provider names, names one twice, or is written outside /👤.yaml.',
   LW_AUTH_ROLE_NAME: 'A role name is not an identifier that starts with an uppercase letter (such as Owner).',
   LW_AUTH_ROLE_UNDECLARED: 'A sub-directory 👤.yaml or an endpoint configuration names a role that /👤.yaml does not declare.',

@@ -292,7 +292,15 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
               res.end();
               return 303;
             }
-            if (a.status >= 500) logger.error(`sign-in: ${a.error}`, { id, code: a.code });
+            // A failure at the provider names it and the step (docs/users.md "Signing in"); the
+            // visitor's own mistakes (an expired or replayed callback) are logged at 500 and up only.
+            const f = a.failure;
+            if (f) {
+              const line = `sign-in with ${f.provider} failed at ${f.step}: ${a.error}`;
+              const fields = { id, code: a.code, provider: f.provider, step: f.step, detail: f.detail };
+              if (a.status >= 500) logger.error(line, fields);
+              else logger.info(line, fields);
+            } else if (a.status >= 500) logger.error(`sign-in: ${a.error}`, { id, code: a.code });
             return sendBody(req, res, a.status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(a.status, a.error) : errorHtml(a.status, a.error), { headers: { ...a.headers, 'Cache-Control': 'no-store', 'X-Request-Id': id } });
           })
           .then(done, (err) => fail(req, res, id, err, start, rawPath));

@@ -118,11 +118,34 @@ describe('auth modes', () => {
 
   it('a root that inherits takes the parent site\'s mode, and a deeper inherit takes the nearest mode', () => {
     const files = { '/👤.yaml': 'auth: inherit\n', '/open/👤.yaml': 'auth: none\n', '/open/deeper/👤.yaml': 'default: all\n' };
-    const nested = authOf(files, MODELS, { parentMode: 'required' }).config;
-    assert.equal(nested.modeFor('/x'), 'required');
-    assert.equal(nested.modeFor('/open/deeper/x'), 'none');
     const alone = authOf(files, MODELS).config;
     assert.equal(alone.modeFor('/x'), 'none');
+    assert.equal(alone.modeFor('/open/deeper/x'), 'none');
+    const nested = authOf(files, MODELS, { parentMode: 'optional' }).config;
+    assert.equal(nested.modeFor('/x'), 'optional');
+    assert.equal(nested.modeFor('/open/deeper/x'), 'optional');
+  });
+
+  it('a nested site may make its parent\'s mode stricter, never looser; its own sign-in area stays open', () => {
+    const files = {
+      '/👤.yaml': 'auth: none\n',
+      '/auth/👤.yaml': 'auth: optional\n',
+      '/open/👤.yaml': 'auth: optional\n',
+      '/closed/👤.yaml': 'auth: required\n',
+    };
+    const { config, problems } = authOf(files, MODELS, { parentMode: 'required' });
+    const modes = ['/', '/x', '/open/x', '/closed/x', '/auth/', '/auth/index.html', '/authors'].map((p) => `${p} ${config.modeFor(p)}`);
+    assert.deepEqual(modes, ['/ required', '/x required', '/open/x required', '/closed/x required', '/auth/ optional', '/auth/index.html optional', '/authors required']);
+    assert.deepEqual(config.files.map((f) => `${f.dir || '/'} ${f.mode} ${f.effectiveMode}`), ['/ none required', '/auth optional optional', '/closed required required', '/open optional required']);
+    assert.deepEqual(problems, [
+      "/open/👤.yaml:1:7 warning LW_AUTH_NESTED_MODE auth: optional is looser than the site this one is mounted in allows here (required): a nested site may make its parent's mode stricter, never looser, so this directory is required",
+      "/👤.yaml:1:7 warning LW_AUTH_NESTED_MODE auth: none is looser than the site this one is mounted in allows here (required): a nested site may make its parent's mode stricter, never looser, so this directory is required",
+    ]);
+    // Under an optional parent, none becomes optional and required stays.
+    const optional = authOf(files, MODELS, { parentMode: 'optional' }).config;
+    assert.deepEqual(['/x', '/closed/x', '/auth/'].map((p) => optional.modeFor(p)), ['optional', 'required', 'optional']);
+    // Without users of its own, a sign-in area is just a directory: the parent's mode.
+    assert.equal(authOf({}, MODELS, { parentMode: 'required' }).config.modeFor('/auth/'), 'required');
   });
 
   it('without a root 👤.yaml users are off: a sub-directory file is an error, the mode is the parent\'s or none', () => {

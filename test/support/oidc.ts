@@ -130,6 +130,12 @@ export interface TestOidcProvider {
   stop(): Promise<void>;
 }
 
+/** The server's settings for `provider` as the name of a provider of an app (`LANEWAY_AUTH_<NAME>_…`), to merge into `process.env`. */
+export function providerEnv(provider: TestOidcProvider, name: string): Record<string, string> {
+  const key = `LANEWAY_AUTH_${name.toUpperCase()}`;
+  return { [`${key}_CLIENT_ID`]: provider.clientId, [`${key}_SECRET`]: provider.clientSecret, [`${key}_ISSUER`]: provider.issuer };
+}
+
 // ---- the part of oidc-provider used here ----
 
 interface KoaContext {
