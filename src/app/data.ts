@@ -35,7 +35,7 @@ import { RichTextRenderer } from '../content/index.js';
 let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
 import { loadSecret, randomText, Signer, VisitorStore, type Visitor, type VisitorContext } from '../session/index.js';
-import { defaultForm, readSubmission, type FormType } from '../forms/index.js';
+import { defaultForm, enteredTexts, readSubmission, type FormType } from '../forms/index.js';
 import { ensureMailTables, mailTransportFromEnv, MailWorker, renderNotification, type MailMessage, type NotificationDefinition } from '../mail/index.js';
 import type { Writer } from '../store/index.js';
 import type { FieldMap } from './request-data.js';
@@ -631,11 +631,12 @@ export class AppData {
       has: (name: string) => fields.has(name),
     };
     const submission = readSubmission(form, body);
+    // What a form state keeps of them: at most each field's own maximum (docs/forms.md).
     const texts = (of: FormType): Record<string, unknown> => {
       const out: Record<string, unknown> = {};
       for (const f of of.fields) {
-        const v = fields.get(f.path);
-        if (v !== undefined) out[f.name] = v.length > 1 ? [...v] : v[0];
+        const v = enteredTexts(f, fields.get(f.path) ?? []);
+        if (v !== undefined) out[f.name] = v;
       }
       return out;
     };
