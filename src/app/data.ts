@@ -61,6 +61,8 @@ export interface FormRequest {
   /** `?_form=` of the request, or null. */
   formId(): string | null;
   visitor(): Visitor | undefined;
+  /** Charges the host work of the request so far to its budget: past it, throws its CPU limit (a 503). */
+  meter?(): void;
 }
 
 /** The per-request side: what the channel needs of the request that is running. */
@@ -630,7 +632,8 @@ export class AppData {
       all: (name: string) => [...(fields.get(name) ?? [])],
       has: (name: string) => fields.has(name),
     };
-    const submission = readSubmission(form, body);
+    // Cleaning html fields is host work: each field read is charged to the request's budget.
+    const submission = readSubmission(form, body, hooks.meter?.bind(hooks));
     // What a form state keeps of them: at most each field's own maximum (docs/forms.md).
     const texts = (of: FormType): Record<string, unknown> => {
       const out: Record<string, unknown> = {};

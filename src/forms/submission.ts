@@ -16,18 +16,21 @@ const FALSE_TEXTS = new Set(['false', '0', '']);
  * per invalid field, whose text starts with the field's label and never repeats the input.
  * A `groups` form reads every group: `values` holds one record per group name. A `steps` form
  * reads the fields of all its steps; to read the step submitted, pass it (`form.steps[i]`).
+ * `meter` is called first and after each field: a request charges the time of reading them (cleaning html
+ * is the costly part) to its budget, which ends the request once it is spent.
  */
-export function readSubmission(form: FormType, body: FormBody): Submission {
+export function readSubmission(form: FormType, body: FormBody, meter: () => void = () => {}): Submission {
   const messages: FormMessage[] = [];
+  meter();
   if (form.kind === 'groups') {
     const values: Record<string, unknown> = {};
-    for (const [name, group] of form.groups) values[name] = readFields(group.fields, body, messages);
+    for (const [name, group] of form.groups) values[name] = readFields(group.fields, body, messages, meter);
     return { values, messages };
   }
-  return { values: readFields(form.fields, body, messages), messages };
+  return { values: readFields(form.fields, body, messages, meter), messages };
 }
 
-function readFields(fields: readonly FormField[], body: FormBody, messages: FormMessage[]): Record<string, unknown> {
+function readFields(fields: readonly FormField[], body: FormBody, messages: FormMessage[], meter: () => void): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const field of fields) {
     if (field.readOnly) continue;
@@ -40,6 +43,7 @@ function readFields(fields: readonly FormField[], body: FormBody, messages: Form
       values[field.name] = entered;
       messages.push({ type: 'error', field: field.path, value: message });
     }
+    meter();
   }
   return values;
 }

@@ -15,6 +15,8 @@ import { serve, type Response, type Served } from '../helpers.js';
 /** Generous: a refused body is answered in milliseconds; the sanitiser held the server for seconds. */
 const PROMPT_MS = 1000;
 
+const MANY = Array.from({ length: 20 }, (_, i) => `h${i}`);
+
 const APP = {
   '📦/🌐Post.yaml': 'title:\n  type: string\n  max: 80\nbody?: html\nlong?:\n  type: html\n  max: 20000\nnotes?: markdown\n',
   'index.html':
@@ -24,6 +26,10 @@ const APP = {
   'api/📮render.js':
     "import {Post} from '📦';\nimport {text} from 'form';\nlet out;\ntry {\n  out = {html: String(Post.markdown(text)).length};\n} catch (e) {\n  out = {error: e.message};\n}\nout;\n",
   'api/🖥ping.js': '({pong: true})\n',
+  // 20 html fields (the most a model has) of max 20000: each may be sent 40,000 bytes, and cleaning each takes tens of milliseconds.
+  '📦/🌐Page.yaml': MANY.map((n) => `${n}?:\n  type: html\n  max: 20000\n`).join(''),
+  '📤/⏳Many.yaml': `🎛: {requirePreviousState: false}\n📦.Page: [${MANY.join(', ')}]\n`,
+  'api/📮many.js': "import {Page} from '📦';\nimport {Many} from '📤';\nconst page = new Page();\nMany.submit(page);\n({id: page.id});\n",
 };
 
 const BOUNDARY = 'laneway-bounds-3c9e';
@@ -122,6 +128,17 @@ describe('rich text bounds', () => {
     assert.deepEqual(JSON.parse(r.text), { error: 'Post.markdown(text) renders at most 20000 characters; this text has more' });
     const fine = await postJson('/api/render', { text: '*a*'.repeat(6_000) })();
     assert.ok((JSON.parse(fine.text) as { html: number }).html > 0);
+  });
+
+  it('a form of many html fields within their limits is charged to the request budget: 503, others served meanwhile', async () => {
+    // Each value is as costly as 40,000 bytes 63 elements deep can be.
+    const value = '<b>'.repeat(63) + '<'.repeat(40_000 - 189);
+    const r = await whileServing(() =>
+      s.request('POST', '/api/many', { accept: 'application/json', 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, multipart(Object.fromEntries(MANY.map((n) => [`Page_${n}`, value])))),
+    );
+    assert.equal(r.status, 503, r.text.slice(0, 300)); // the CPU limit (LW_SCRIPT_CPU_LIMIT, in the log)
+    const fine = await s.request('POST', '/api/many', { accept: 'application/json', 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, multipart({ Page_h0: '<p>one</p>', Page_h1: '<p>two</p>' }));
+    assert.equal(fine.status, 200, fine.text);
   });
 
   it('a Markdown field checks its length first (1 MB: 422 at once)', async () => {
