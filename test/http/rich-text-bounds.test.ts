@@ -10,7 +10,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, type Response, type Served } from '../helpers.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { rawRequest, writeApp, type Response } from '../helpers.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const HELPERS = new URL('../helpers.ts', import.meta.url).href;
 
 /** Generous: a refused body is answered in milliseconds; the sanitiser held the server for seconds. */
 const PROMPT_MS = 1000;
@@ -38,14 +44,42 @@ function multipart(fields: Record<string, string>): Buffer {
   return Buffer.from(parts.join('') + `--${BOUNDARY}--\r\n`);
 }
 
+/**
+ * The app served by a process of its own, so that a server held by its work cannot hold the
+ * requests this process sends meanwhile (nor their clocks).
+ */
+function serveApart(dir: string): Promise<{ child: ChildProcess; port: number }> {
+  const code = `import { serve } from ${JSON.stringify(HELPERS)};\nconst s = await serve(${JSON.stringify(dir)});\nprocess.stdout.write('port ' + s.port + '\\n');\n`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const m = /port (\d+)\n/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (status) => reject(new Error(`the server exited (${status}): ${out}`)));
+  });
+}
+
 describe('rich text bounds', () => {
-  let s: Served;
+  let dir: string;
+  let child: ChildProcess | undefined;
+  let port = 0;
+  const s = {
+    get: (path: string, headers: Record<string, string> = {}) => rawRequest(port, 'GET', path, headers),
+    request: (method: string, path: string, headers: Record<string, string>, body?: string | Buffer) => rawRequest(port, method, path, headers, body),
+  };
   let cookie = '';
   let formId = '';
   before(async () => {
-    s = await serve(APP);
+    dir = writeApp(APP);
+    ({ child, port } = await serveApart(dir));
   });
-  after(() => s?.close());
+  after(() => {
+    child?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   /** A fresh form id of the test's visitor (a submission claims nothing when refused). */
   async function freshForm(): Promise<void> {
