@@ -16,8 +16,8 @@ const FALSE_TEXTS = new Set(['false', '0', '']);
  * per invalid field, whose text starts with the field's label and never repeats the input.
  * A `groups` form reads every group: `values` holds one record per group name. A `steps` form
  * reads the fields of all its steps; to read the step submitted, pass it (`form.steps[i]`).
- * `meter` is called first and after each field: a request charges the time of reading them (cleaning html
- * is the costly part) to its budget, which ends the request once it is spent.
+ * `meter` is called first and after each field: a request charges the time of reading them
+ * (cleaning html is the costly part) to its budget, which ends the request once it is spent.
  */
 export function readSubmission(form: FormType, body: FormBody, meter: () => void = () => {}): Submission {
   const messages: FormMessage[] = [];
