@@ -91,9 +91,9 @@ describe('rich text bounds', () => {
 
   /**
    * Sends `hostile` and, every 50 ms while it is not answered, a GET to another endpoint: each
-   * GET must be answered promptly, and so must the hostile request.
+   * GET must be answered within `boundMs`, and so must the hostile request.
    */
-  async function whileServing(hostile: () => Promise<Response>): Promise<Response> {
+  async function whileServing(hostile: () => Promise<Response>, boundMs = PROMPT_MS): Promise<Response> {
     const t0 = performance.now();
     const waits: Array<Promise<number>> = [];
     const ping = (): void => {
@@ -109,8 +109,8 @@ describe('rich text bounds', () => {
     }
     const elapsed = performance.now() - t0;
     ping();
-    for (const ms of await Promise.all(waits)) assert.ok(ms < PROMPT_MS, `another request waited ${Math.round(ms)} ms`);
-    assert.ok(elapsed < PROMPT_MS, `the hostile request took ${Math.round(elapsed)} ms`);
+    for (const ms of await Promise.all(waits)) assert.ok(ms < boundMs, `another request waited ${Math.round(ms)} ms`);
+    assert.ok(elapsed < boundMs, `the hostile request took ${Math.round(elapsed)} ms`);
     return answer;
   }
 
@@ -169,6 +169,8 @@ describe('rich text bounds', () => {
     const value = '<b>'.repeat(63) + '<'.repeat(40_000 - 189);
     const r = await whileServing(() =>
       s.request('POST', '/api/many', { accept: 'application/json', 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, multipart(Object.fromEntries(MANY.map((n) => [`Page_${n}`, value])))),
+      // The budget (100 ms of CPU) and loading the sanitiser: about 0.4 s on a quiet machine, 2.6 s before.
+      2000,
     );
     assert.equal(r.status, 503, r.text.slice(0, 300)); // the CPU limit (LW_SCRIPT_CPU_LIMIT, in the log)
     const fine = await s.request('POST', '/api/many', { accept: 'application/json', 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, multipart({ Page_h0: '<p>one</p>', Page_h1: '<p>two</p>' }));
