@@ -35,7 +35,7 @@ import { RichTextRenderer } from '../content/index.js';
 let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
 import { loadSecret, randomText, Signer, VisitorStore, type Visitor, type VisitorContext } from '../session/index.js';
-import { defaultForm, readSubmission, type FormType } from '../forms/index.js';
+import { defaultForm, enteredTexts, readSubmission, type FormType } from '../forms/index.js';
 import { ensureMailTables, mailTransportFromEnv, MailWorker, renderNotification, type MailMessage, type NotificationDefinition } from '../mail/index.js';
 import type { Writer } from '../store/index.js';
 import type { FieldMap } from './request-data.js';
@@ -61,6 +61,8 @@ export interface FormRequest {
   /** `?_form=` of the request, or null. */
   formId(): string | null;
   visitor(): Visitor | undefined;
+  /** Charges the host work of the request so far to its budget: past it, throws its CPU limit (a 503). */
+  meter?(): void;
 }
 
 /** The per-request side: what the channel needs of the request that is running. */
@@ -673,12 +675,14 @@ export class AppData {
       all: (name: string) => [...(fields.get(name) ?? [])],
       has: (name: string) => fields.has(name),
     };
-    const submission = readSubmission(form, body);
+    // Cleaning html fields is host work: each field read is charged to the request's budget.
+    const submission = readSubmission(form, body, hooks.meter?.bind(hooks));
+    // What a form state keeps of them: at most each field's own maximum (docs/forms.md).
     const texts = (of: FormType): Record<string, unknown> => {
       const out: Record<string, unknown> = {};
       for (const f of of.fields) {
-        const v = fields.get(f.path);
-        if (v !== undefined) out[f.name] = v.length > 1 ? [...v] : v[0];
+        const v = enteredTexts(f, fields.get(f.path) ?? []);
+        if (v !== undefined) out[f.name] = v;
       }
       return out;
     };

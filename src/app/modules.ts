@@ -316,6 +316,7 @@ export class RequestScope {
         body: () => this.#fields('form'),
         formId: () => this.formId(),
         visitor: () => this.visitor(),
+        meter: () => this.budget().meterHost(),
       },
     });
   }

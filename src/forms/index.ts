@@ -6,7 +6,7 @@
  */
 export { defaultForm, isFormFillable, controlOf, notFillableReason } from './fields.js';
 export { parseFormFile, formNameOf } from './parse.js';
-export { readSubmission } from './submission.js';
+export { readSubmission, enteredTexts } from './submission.js';
 export { formView, freshFormView, escapeAttribute } from './view.js';
 export type {
   AttributeText,

@@ -4,7 +4,7 @@
  * one: whatever else the body holds (`Task_id`, a field the form leaves out) is ignored, so a
  * visitor cannot set a field the form does not offer.
  */
-import { checkFieldValue } from '../models/index.js';
+import { checkFieldValue, htmlInputLimit } from '../models/index.js';
 import type { FormBody, FormField, FormMessage, FormType, Submission } from './types.js';
 
 const TRUE_TEXTS = new Set(['true', '1', 'on']);
@@ -16,18 +16,21 @@ const FALSE_TEXTS = new Set(['false', '0', '']);
  * per invalid field, whose text starts with the field's label and never repeats the input.
  * A `groups` form reads every group: `values` holds one record per group name. A `steps` form
  * reads the fields of all its steps; to read the step submitted, pass it (`form.steps[i]`).
+ * `meter` is called first and after each field: a request charges the time of reading them
+ * (cleaning html is the costly part) to its budget, which ends the request once it is spent.
  */
-export function readSubmission(form: FormType, body: FormBody): Submission {
+export function readSubmission(form: FormType, body: FormBody, meter: () => void = () => {}): Submission {
   const messages: FormMessage[] = [];
+  meter();
   if (form.kind === 'groups') {
     const values: Record<string, unknown> = {};
-    for (const [name, group] of form.groups) values[name] = readFields(group.fields, body, messages);
+    for (const [name, group] of form.groups) values[name] = readFields(group.fields, body, messages, meter);
     return { values, messages };
   }
-  return { values: readFields(form.fields, body, messages), messages };
+  return { values: readFields(form.fields, body, messages, meter), messages };
 }
 
-function readFields(fields: readonly FormField[], body: FormBody, messages: FormMessage[]): Record<string, unknown> {
+function readFields(fields: readonly FormField[], body: FormBody, messages: FormMessage[], meter: () => void): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const field of fields) {
     if (field.readOnly) continue;
@@ -40,6 +43,7 @@ function readFields(fields: readonly FormField[], body: FormBody, messages: Form
       values[field.name] = entered;
       messages.push({ type: 'error', field: field.path, value: message });
     }
+    meter();
   }
   return values;
 }
@@ -70,4 +74,62 @@ function readField(field: FormField, body: FormBody): { value?: unknown; message
       return r.ok ? { value: r.value } : { message: r.message, entered: input };
     }
   }
+}
+
+/** The longest text a number, date, country, geo point or uid is written with, and more. */
+const SHORT_TEXT_MAX = 100;
+/** An image field holds its upload's address (models/values.ts). */
+const IMAGE_TEXT_MAX = 2000;
+
+/** The first `n` code points of `s`. */
+function firstCodePoints(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let i = 0;
+  for (let count = 0; count < n && i < s.length; count++) i += s.codePointAt(i)! > 0xffff ? 2 : 1;
+  return s.slice(0, i);
+}
+
+/** The longest prefix of `s` of at most `n` bytes of UTF-8, cut between code points. */
+function firstBytes(s: string, n: number): string {
+  if (s.length * 3 <= n || Buffer.byteLength(s, 'utf8') <= n) return s;
+  const cut = Buffer.from(s, 'utf8').subarray(0, n).toString('utf8');
+  // A code point cut in two decodes as U+FFFD at the end: drop it.
+  return cut.endsWith('\uFFFD') && !s.startsWith(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** At most the field's own maximum of one text: what the field would accept (docs/forms.md). */
+function cutText(field: FormField, text: string): string {
+  const d = field.definition;
+  switch (d.type) {
+    case 'string':
+      return firstCodePoints(text, d.max ?? 100);
+    case 'markdown':
+      return firstCodePoints(text, d.max ?? 2000);
+    case 'html':
+      return firstBytes(text, htmlInputLimit(d.max ?? 2000));
+    case 'image':
+      return firstCodePoints(text, IMAGE_TEXT_MAX);
+    case 'options':
+      return firstCodePoints(text, Math.max(0, ...(d.values ?? []).map((v) => v.value.length)));
+    default:
+      return firstCodePoints(text, SHORT_TEXT_MAX);
+  }
+}
+
+/**
+ * What a form state keeps of the texts sent for one field, to show them again: the texts the
+ * field reads (the first, for a field of one value; every choice of a `selectMany`, at most one
+ * per option; for a toggle, the true text that wins), each cut to the field's own maximum — a
+ * string's or Markdown field's `max` characters, an html field's input limit in bytes, an
+ * option's longest value, 100 characters for numbers, dates and the other short values.
+ * Undefined when nothing was sent. A browser, bound by the control's `maxlength`, sends no more
+ * than that; only other clients lose the rest.
+ */
+export function enteredTexts(field: FormField, texts: readonly string[]): string | string[] | undefined {
+  if (texts.length === 0) return undefined;
+  if (field.control === 'selectMany') {
+    return texts.slice(0, Math.max(1, field.definition.values?.length ?? 1)).map((t) => cutText(field, t));
+  }
+  const text = field.control === 'toggle' ? (texts.find((t) => TRUE_TEXTS.has(t.trim().toLowerCase())) ?? texts[0]!) : texts[0]!;
+  return cutText(field, field.control === 'textarea' ? text.replace(/\r\n?/g, '\n') : text);
 }

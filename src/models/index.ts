@@ -44,4 +44,4 @@ export {
 } from './values.js';
 export { COUNTRY_CODES } from './countries.js';
 export { parseHierarchy, hierarchyNext, hierarchyPrevious, hierarchyParent, hierarchyHasParent, hierarchyBefore, hierarchyAfterLast, hierarchyCompare, hierarchySortKey } from './hierarchy.js';
-export { sanitizeHtml, checkHtml, renderMarkdown } from './rich.js';
+export { sanitizeHtml, checkHtml, htmlInputLimit, renderMarkdown } from './rich.js';

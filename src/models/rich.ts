@@ -256,12 +256,61 @@ export function writeRichTree(nodes: RichNode[]): string {
   return writeTree(nodes);
 }
 
-/** HTML cleaned by `sanitizeHtml`, whose cleaned form is at most `max` bytes (default 2000) and at least `min`. */
+/**
+ * The most bytes of HTML an `html` field of `max` bytes takes as sent, before it is cleaned
+ * (docs/models.md): twice its `max`, room for markup that cleaning removes. Longer input is
+ * refused unread: the sanitiser's time grows faster than its input.
+ */
+export function htmlInputLimit(max: number): number {
+  return 2 * max;
+}
+
+/** Thrown to stop `nestsDeeperThan`'s parser at the first element too deep. */
+const TOO_DEEP = Symbol('too deep');
+
+/**
+ * Whether `html`, read by the parser sanitize-html uses (htmlparser2, with its implied end tags),
+ * opens elements more than `limit` deep. It stops at the first element too deep, so that its
+ * parser's stack never holds more than `limit` names: its time is linear in the input.
+ */
+function nestsDeeperThan(html: string, limit: number): boolean {
+  let depth = 0;
+  const parser = new (htmlParser())(
+    {
+      onopentagname() {
+        if (++depth > limit) throw TOO_DEEP;
+      },
+      onclosetag() {
+        depth--;
+      },
+    },
+    { decodeEntities: false },
+  );
+  try {
+    parser.write(html);
+    parser.end();
+  } catch (e) {
+    if (e === TOO_DEEP) return true;
+    throw e;
+  }
+  return false;
+}
+
+/**
+ * HTML cleaned by `sanitizeHtml`, whose cleaned form is at most `max` bytes (default 2000) and at
+ * least `min`. Before it is cleaned, the input must hold at most `htmlInputLimit(max)` bytes and
+ * nest elements at most 64 deep (NESTING_LIMIT, past which cleaning would remove them): both are
+ * read in linear time, so a hostile value is refused before the sanitiser sees it.
+ */
 export function checkHtml(input: unknown, bounds: { min?: number; max?: number } = {}): ValueResult<string> {
   if (typeof input !== 'string') return { ok: false, message: 'must be HTML text' };
+  const max = bounds.max ?? 2000;
+  const limit = htmlInputLimit(max);
+  const sent = Buffer.byteLength(input, 'utf8');
+  if (sent > limit) return { ok: false, message: `must be at most ${limit} bytes of HTML before it is cleaned (it has ${sent})` };
+  if (nestsDeeperThan(input, NESTING_LIMIT)) return { ok: false, message: `must not nest elements more than ${NESTING_LIMIT} deep` };
   const html = sanitizeHtml(input);
   const bytes = Buffer.byteLength(html, 'utf8');
-  const max = bounds.max ?? 2000;
   if (bytes > max) return { ok: false, message: `must be at most ${max} bytes of HTML (it has ${bytes})` };
   if (bounds.min !== undefined && bytes < bounds.min) return { ok: false, message: `must be at least ${bounds.min} bytes of HTML (it has ${bytes})` };
   return { ok: true, value: html };

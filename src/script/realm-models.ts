@@ -287,6 +287,14 @@ class RichValue {
   for (let i = 0; i < ks.length; i++) { const d = getDesc(p, ks[i]); freeze(d.value); freeze(d.get); freeze(d.set); }
   freeze(p); freeze(RichValue);
 }
+// Model.markdown(text) renders any text, one from a request's body too: it is bounded as the
+// largest markdown field is (docs/security.md), and refused before the renderer reads it.
+const MARKDOWN_TEXT_MAX = 20000;
+const markdownOf = (app, model, text) => {
+  const s = OString(text), n = codePoints(s, MARKDOWN_TEXT_MAX);
+  if (n > MARKDOWN_TEXT_MAX) throw new ORangeError(model + '.markdown(text) renders at most ' + MARKDOWN_TEXT_MAX + ' characters; this text has more');
+  return new SafeHtml(app.ch('md', s));
+};
 // An html field without render: options shows its HTML as stored, with no call to the host.
 const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.rr ? v : app.ch('rh', v, f.rk));
 
@@ -851,7 +859,7 @@ const buildModel = (app, d) => {
   defProp(M, 'exists', { value: statics.exists, enumerable: true });
   if (!d.byName.has('asc')) defProp(M, 'asc', { value: statics.asc, enumerable: true });
   if (!d.byName.has('desc')) defProp(M, 'desc', { value: statics.desc, enumerable: true });
-  defProp(M, 'markdown', { value: (text) => new SafeHtml(app.ch('md', OString(text))), enumerable: false });
+  defProp(M, 'markdown', { value: (text) => markdownOf(app, d.name, text), enumerable: false });
   for (let i = 0; i < queryable.length; i++) {
     const n = queryable[i];
     const f = d.byName.get(n) || null;

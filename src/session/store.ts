@@ -17,6 +17,12 @@ import { inTransaction, type Engine, type Row, type SqlValue, type Writer } from
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
 /** Form states are readable for 4 hours (REFERENCE §6.9). */
 export const FORM_TTL_MS = 4 * 3600_000;
+/** A session's flash holds at most this many messages and this many `Messages.data` values, the newest (docs/messages.md). */
+export const FLASH_MAX = 50;
+/** The most bytes of values one stored form state keeps (docs/forms.md): fields past it are left out. */
+export const FORM_STATE_MAX_BYTES = 64 * 1024;
+/** The most stored form states one visitor has: saving another deletes the oldest (docs/forms.md). */
+export const FORM_STATES_PER_VISITOR = 10;
 
 export type MessageType = 'success' | 'info' | 'warning' | 'error';
 
@@ -64,6 +70,7 @@ export class VisitorStore {
       `CREATE INDEX IF NOT EXISTS "lw__session_expires" ON "lw__session" ("expires")`,
       `CREATE TABLE IF NOT EXISTS "lw__form_state" ("id" ${text} PRIMARY KEY, "sid" ${text} NOT NULL, "form" ${text} NOT NULL, "data" ${text} NOT NULL, "expires" ${int} NOT NULL)`,
       `CREATE INDEX IF NOT EXISTS "lw__form_state_expires" ON "lw__form_state" ("expires")`,
+      `CREATE INDEX IF NOT EXISTS "lw__form_state_sid" ON "lw__form_state" ("sid")`,
       `CREATE TABLE IF NOT EXISTS "lw__form_used" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL)${keyed}`,
       `CREATE INDEX IF NOT EXISTS "lw__form_used_expires" ON "lw__form_used" ("expires")`,
     ];
@@ -90,7 +97,7 @@ export class VisitorStore {
       const rows = await w.all(`SELECT "flash", "expires" FROM "lw__session" WHERE "id" = ${this.#p(1)}`, [sid]);
       const row = rows[0];
       const old = row && row[0] !== null && Number(row[1]) >= now ? parseFlash(String(row[0])) : { messages: [], data: {} };
-      const merged: Flash = { messages: [...old.messages, ...add.messages].slice(-50), data: { ...old.data, ...add.data } };
+      const merged: Flash = { messages: [...old.messages, ...add.messages].slice(-FLASH_MAX), data: newestData(old.data, add.data) };
       await w.run(
         `INSERT INTO "lw__session" ("id", "expires", "flash") VALUES (${this.#p(1)}, ${this.#p(2)}, ${this.#p(3)}) ON CONFLICT ("id") DO UPDATE SET "expires" = excluded."expires", "flash" = excluded."flash"`,
         [sid, now + SESSION_TTL_MS, JSON.stringify(merged)],
@@ -103,17 +110,21 @@ export class VisitorStore {
     await this.#write(undefined, (w) => w.run(`UPDATE "lw__session" SET "flash" = NULL WHERE "id" = ${this.#p(1)} AND "flash" = ${this.#p(2)}`, [sid, raw]));
   }
 
+  /**
+   * Stores a form state: its values up to FORM_STATE_MAX_BYTES (the fields past it are left out),
+   * and deletes the visitor's oldest states beyond FORM_STATES_PER_VISITOR.
+   */
   async saveFormState(id: string, state: FormState, now = Date.now(), tx?: Writer): Promise<void> {
-    const data = JSON.stringify({ values: state.values, messages: state.messages, ready: state.ready });
-    await this.#write(tx, (w) =>
-      w.run(`INSERT INTO "lw__form_state" ("id", "sid", "form", "data", "expires") VALUES (${this.#p(1)}, ${this.#p(2)}, ${this.#p(3)}, ${this.#p(4)}, ${this.#p(5)})`, [
-        id,
-        state.sid,
-        state.form,
-        data,
-        now + FORM_TTL_MS,
-      ]),
-    );
+    const data = JSON.stringify({ values: boundedValues(state.values), messages: state.messages.slice(0, FLASH_MAX), ready: state.ready });
+    const p = this.#p;
+    await this.#write(tx, async (w) => {
+      await w.run(`INSERT INTO "lw__form_state" ("id", "sid", "form", "data", "expires") VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})`, [id, state.sid, state.form, data, now + FORM_TTL_MS]);
+      await w.run(
+        `DELETE FROM "lw__form_state" WHERE "sid" = ${p(1)} AND "id" <> ${p(2)} AND "id" NOT IN ` +
+          `(SELECT "id" FROM "lw__form_state" WHERE "sid" = ${p(3)} AND "id" <> ${p(4)} ORDER BY "expires" DESC, "id" DESC LIMIT ${FORM_STATES_PER_VISITOR - 1})`,
+        [state.sid, id, state.sid, id],
+      );
+    });
   }
 
   /** A stored form state, when it exists and has not expired (the caller checks its session). */
@@ -160,6 +171,25 @@ export class VisitorStore {
     if (tx) await fn(tx);
     else await inTransaction(this.engine, fn);
   }
+}
+
+/** `old` then `add`, a key set again counting as new: the FLASH_MAX newest values. */
+function newestData(old: Record<string, string>, add: Record<string, string>): Record<string, string> {
+  const entries = [...Object.entries(old).filter(([k]) => !Object.hasOwn(add, k)), ...Object.entries(add)];
+  return Object.fromEntries(entries.slice(-FLASH_MAX));
+}
+
+/** A form state's values, in order, while they fit in FORM_STATE_MAX_BYTES of JSON. */
+function boundedValues(values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let bytes = 2;
+  for (const [k, v] of Object.entries(values)) {
+    const size = Buffer.byteLength(JSON.stringify(k), 'utf8') + Buffer.byteLength(JSON.stringify(v) ?? 'null', 'utf8') + 2;
+    if (bytes + size > FORM_STATE_MAX_BYTES) continue;
+    out[k] = v;
+    bytes += size;
+  }
+  return out;
 }
 
 function parseFlash(text: string): Flash {

@@ -254,6 +254,17 @@ describe('checkHtml', () => {
     assert.deepEqual(checkHtml('é'.repeat(1001)), { ok: false, message: 'must be at most 2000 bytes of HTML (it has 2002)' });
     assert.deepEqual(checkHtml('😀', { max: 3 }), { ok: false, message: 'must be at most 3 bytes of HTML (it has 4)' });
   });
+  it('refuses what is sent over twice max in bytes, or nested more than 64 deep, before cleaning it', () => {
+    assert.deepEqual(checkHtml('<div>'.repeat(120_000)), { ok: false, message: 'must be at most 4000 bytes of HTML before it is cleaned (it has 600000)' });
+    const removed = (n: number) => `<span>${'x'.repeat(2000)}</span><script>${' '.repeat(n)}</script>`;
+    assert.deepEqual(checkHtml(removed(1970)), { ok: true, value: 'x'.repeat(2000) }, '4000 bytes as sent, 2000 once cleaned');
+    assert.deepEqual(checkHtml(removed(1971)), { ok: false, message: 'must be at most 4000 bytes of HTML before it is cleaned (it has 4001)' });
+    assert.deepEqual(checkHtml('<p>x</p>'.repeat(3)), { ok: true, value: '<p>x</p>'.repeat(3) });
+    assert.deepEqual(checkHtml(`${'<div>'.repeat(65)}deep`), { ok: false, message: 'must not nest elements more than 64 deep' });
+    assert.deepEqual(checkHtml(`${'<b>'.repeat(64)}deep`), { ok: true, value: `${'<b>'.repeat(64)}deep${'</b>'.repeat(64)}`.replace(/<\/?b>/g, '') });
+    // Implied end tags and void elements nest nothing: 1,000 paragraphs are one level deep.
+    assert.equal(checkHtml('<p>a'.repeat(1000) + '<br>'.repeat(100), { max: 20000 }).ok, true);
+  });
   it('takes max and min', () => {
     assert.deepEqual(checkHtml('<p>abc</p>', { max: 10 }), { ok: true, value: '<p>abc</p>' });
     assert.deepEqual(checkHtml('<p>abcd</p>', { max: 10 }), { ok: false, message: 'must be at most 10 bytes of HTML (it has 11)' });
