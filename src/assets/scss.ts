@@ -18,6 +18,10 @@
  * again by the next process while it and every file its compilation looked at (the files it
  * imported, and the names it tried that did not exist) are unchanged. Only successful compilations
  * are kept (they report nothing); a stylesheet with an error is compiled again each time.
+ *
+ * The compiler runs in a thread of its own (scss-thread.ts), started for the first stylesheet
+ * that is in neither cache, and each stylesheet has a time bound (LW_ASSET_SCSS_TIME; docs/security.md,
+ * "Bounds on building an app"): a `@while` that never ends cannot hold the load.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';

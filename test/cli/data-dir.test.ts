@@ -8,13 +8,12 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BIN, runLaneway } from '../support/laneway.js';
 
-const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
 const PATIENCE_MS = 60_000;
 const root = process.getuid?.() === 0;
 /** As root, the command runs as nobody; elsewhere as this user, whom chmod binds. */
@@ -54,25 +53,8 @@ function appWithModels(): { base: string; dir: string } {
   return { base, dir };
 }
 
-function run(args: string[], prefix: string[] = asOther): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const [command, ...rest] = [...prefix, process.execPath, BIN, ...args];
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '', LANEWAY_SOURCES: '', LANEWAY_CACHE_DIR: '' };
-    delete env.LANEWAY_DATA;
-    const child = spawn(command!, rest, { env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`still running after ${PATIENCE_MS} ms\nstdout: ${out}\nstderr: ${err}`));
-    }, PATIENCE_MS);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
+function run(args: string[], prefix: string[] = asOther) {
+  return runLaneway(args, { env: { LANEWAY_CACHE_DIR: '', LANEWAY_DATA: undefined }, prefix, boundMs: PATIENCE_MS });
 }
 
 const userPart = (): string => (user ? `the user ${user} \\(uid \\d+\\)` : 'the user \\S+ \\(uid \\d+\\)');

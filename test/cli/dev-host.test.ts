@@ -5,14 +5,13 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { rawRequest } from '../helpers.js';
+import { BIN, startLaneway, type RunningLaneway } from '../support/laneway.js';
 
-const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
 const PATIENCE_MS = 30_000;
 const SECRET = 'source-only-the-developer-sees';
 
@@ -41,32 +40,9 @@ function plainApp(): string {
   return dir;
 }
 
-/** Starts `laneway <args> --port 0` and waits for its listening line; answers the port and a stop. */
-async function start(args: string[]): Promise<{ port: number; stop(): Promise<unknown> }> {
-  const child = spawn(process.execPath, [BIN, ...args, '--port', '0'], { env: { ...process.env, PORT: '', LANEWAY_SOURCES: '', LANEWAY_CACHE_DIR: '' } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line\nstdout: ${out}\nstderr: ${err}`)), PATIENCE_MS);
-    child.stdout.on('data', () => {
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    void exited.then((code) => reject(new Error(`exited ${code} before listening\nstdout: ${out}\nstderr: ${err}`)));
-  });
-  return {
-    port,
-    stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
+/** Starts `laneway <args> --port 0` and waits for its listening line. */
+function start(args: string[]): Promise<RunningLaneway> {
+  return startLaneway([...args, '--port', '0'], { LANEWAY_CACHE_DIR: '' }, PATIENCE_MS);
 }
 
 function assertRefused(res: { status: number; text: string }, host: string): void {

@@ -6,13 +6,11 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runLaneway } from '../support/laneway.js';
 
-const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
 /** Far above what a bounded build takes, far below "hangs" (the loops below run for hours). */
 const BOUND_MS = 90_000;
 
@@ -31,23 +29,9 @@ function writeApp(files: Record<string, string>): string {
   return dir;
 }
 
-/** Runs `laneway …` and resolves with how it ended, or fails when it is still running after BOUND_MS. */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, PORT: '', LANEWAY_SOURCES: '', LANEWAY_CACHE_DIR: '', ...env } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`laneway ${args.join(' ')} still running after ${BOUND_MS} ms\nstdout: ${out}\nstderr: ${err}`));
-    }, BOUND_MS);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
+/** Runs `laneway …` without the cache of compiled stylesheets; fails when it still runs after BOUND_MS. */
+function run(args: string[], env: Record<string, string> = {}) {
+  return runLaneway(args, { env: { LANEWAY_CACHE_DIR: '', ...env }, boundMs: BOUND_MS });
 }
 
 /** An alias bomb: nine values, then eight levels of nine aliases each (9⁹ values expanded). */
