@@ -7,11 +7,11 @@
  * `values: 📦.Task.status` becomes the list of that options field's values here, checked by the
  * router like a written list.
  */
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import type { DiagnosticList } from '../diag/index.js';
 import type { ModelSchema } from '../models/index.js';
 import { paramName, type ParamValue } from '../router/index.js';
-import type { SourceTree } from '../shared/index.js';
+import { yamlToJS, type SourceTree } from '../shared/index.js';
 import { isPrivateDir, type ClassifiedFile } from './classify.js';
 
 /** How a `{param}` segment turns into a value (🔗.yaml, REFERENCE §3.2). */
@@ -103,14 +103,19 @@ function checkParamName(name: string, path: string, diagnostics: DiagnosticList)
 
 /** Parses a 🔗.yaml: exactly one of `values:` (a list, or an options field), `field:`, `feature:`. */
 export function parseParamDefinition(path: string, source: string, diagnostics: DiagnosticList): ParamDefinition | undefined {
-  let data: unknown;
-  try {
-    data = parseYaml(source);
-  } catch (err) {
-    const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
-    diagnostics.at('error', 'LW_APP_YAML', `invalid YAML: ${(err as Error).message.split('\n')[0]}`, path, { line: pos?.line ?? 1, column: pos?.col ?? 1 });
+  const doc = parseDocument(source);
+  const err = doc.errors[0];
+  if (err) {
+    const pos = err.linePos?.[0];
+    diagnostics.at('error', 'LW_APP_YAML', `invalid YAML: ${err.message.split('\n')[0]}`, path, { line: pos?.line ?? 1, column: pos?.col ?? 1 });
     return undefined;
   }
+  const js = yamlToJS(doc);
+  if ('error' in js) {
+    diagnostics.error('LW_APP_YAML', js.error, path, source, js.offset);
+    return undefined;
+  }
+  const data = js.value;
   const fail = (message: string): undefined => {
     diagnostics.error('LW_ROUTE_PARAM_DEFINITION', message, path);
     return undefined;

@@ -8,7 +8,7 @@ import { parseDocument } from 'yaml';
 import { parseCspSettings, type CspSettings } from '../csp/index.js';
 import type { DiagnosticList } from '../diag/index.js';
 import type { ScriptLimits } from '../script/index.js';
-import type { SourceTree } from '../shared/index.js';
+import { yamlToJS, type SourceTree } from '../shared/index.js';
 import type { EventSettings } from './endpoint.js';
 import { readEventSettings } from './events.js';
 
@@ -59,7 +59,13 @@ export function readSettings(tree: SourceTree, diagnostics: DiagnosticList, defa
       if (pos) diagnostics.at('error', 'LW_APP_YAML', `YAML: ${err.message.split('\n')[0]}`, file, { line: pos.line, column: pos.col });
       else diagnostics.error('LW_APP_YAML', `YAML: ${err.message}`, file);
     }
-    if (parsed) data = doc.toJS();
+    if (parsed) {
+      const js = yamlToJS(doc);
+      if ('error' in js) {
+        parsed = false;
+        diagnostics.error('LW_APP_YAML', js.error, file, source, js.offset);
+      } else data = js.value;
+    }
   }
   const root = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
   const at = (key: string): number => (source === undefined ? 0 : Math.max(0, source.search(new RegExp(`^${key}\\s*:`, 'm'))));

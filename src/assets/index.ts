@@ -17,4 +17,4 @@ export {
   type CatalogOptions,
   type ServedAsset,
 } from './catalog.js';
-export { persistStylesheets, ScssCompiler, type ScssSource } from './scss.js';
+export { persistStylesheets, sassCompiles, ScssCompiler, type ScssSource } from './scss.js';

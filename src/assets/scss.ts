@@ -18,20 +18,24 @@
  * again by the next process while it and every file its compilation looked at (the files it
  * imported, and the names it tried that did not exist) are unchanged. Only successful compilations
  * are kept (they report nothing); a stylesheet with an error is compiled again each time.
+ *
+ * The compiler runs in a thread of its own (scss-thread.ts), started for the first stylesheet
+ * that is in neither cache, and each stylesheet has a time bound (LW_ASSET_SCSS_TIME; docs/security.md,
+ * "Bounds on building an app"): a `@while` that never ends cannot hold the load.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, posix } from 'node:path';
-import type * as Sass from 'sass';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { DiagnosticList } from '../diag/index.js';
+import { THREAD_MARK, type FromThread, type ThreadData, type ToThread } from './scss-thread.js';
 
 export interface ScssSource {
   /** Reads an app file's text; undefined when it does not exist. */
   read(path: string): string | undefined;
 }
-
-const SCHEME = 'laneway:';
 
 interface Cached {
   css: string;
@@ -114,22 +118,113 @@ function keep(key: string, entry: Cached): void {
   }
 }
 
-function pathOf(url: URL): string {
-  return decodeURIComponent(url.pathname);
+/**
+ * The longest a stylesheet may take to compile, in milliseconds: $LANEWAY_SCSS_TIMEOUT_MS, else
+ * 10 s (docs/security.md, "Bounds on building an app"). Loading the compiler is not counted.
+ */
+function timeLimitMs(): number {
+  const given = Number(process.env.LANEWAY_SCSS_TIMEOUT_MS);
+  return Number.isFinite(given) && given > 0 ? given : 10_000;
 }
 
-/** The app paths an import of `path` may name, in order. */
-function candidates(path: string): string[] {
-  const dir = posix.dirname(path);
-  const base = posix.basename(path);
-  if (/\.(scss|css)$/.test(base)) return base.startsWith('_') ? [path] : [posix.join(dir, '_' + base), path];
-  const under = (name: string) => posix.join(dir, name);
-  return [under(`_${base}.scss`), under(`${base}.scss`), under(`_${base}.css`), under(`${base}.css`), posix.join(path, '_index.scss'), posix.join(path, 'index.scss')];
+/** The longest wait for the thread to start and load the compiler. */
+const START_LIMIT_MS = 60_000;
+
+interface Thread {
+  worker: Worker;
+  port: MessagePort;
+  flags: Int32Array;
+}
+
+/**
+ * The compiling thread (scss-thread.ts), started on the first stylesheet that must be compiled and
+ * kept for the next ones (a rebuild of `dev` does not load Sass again); never keeping the process
+ * alive. A thread that ran out of time is ended, and the next compile starts a new one.
+ */
+let thread: Thread | undefined;
+
+function startThread(): Thread {
+  const { port1, port2 } = new MessageChannel();
+  const flags = new Int32Array(new SharedArrayBuffer(8));
+  // Named from this directory's sibling, so that the command's bundle (dist/bundle/) starts the
+  // thread with its own small module (as src/supervisor/watchdog.ts).
+  const self = new URL(`../assets/scss-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+  const data: ThreadData = { mark: THREAD_MARK, port: port2, flags: flags.buffer as SharedArrayBuffer };
+  // A compile that runs out of memory ends the thread, not the process.
+  // Run from the TypeScript sources (the tests, through tsx), the thread registers tsx first: Node 20
+  // does not pass the loader given with --import on to worker threads.
+  const code = self.pathname.endsWith('.ts')
+    ? new URL(`data:text/javascript,import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(self.href)}); })`)
+    : self;
+  const worker = new Worker(code, { workerData: data, transferList: [port2], stdin: false, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+  worker.unref();
+  // Its failures reach the loader as the end of its time (its error events wait for the event loop).
+  worker.on('error', () => {});
+  return { worker, port: port1, flags };
+}
+
+/** The thread's next message, or undefined when `deadline` (performance.now()) passes first. */
+function nextMessage(t: Thread, deadline: number): FromThread | undefined {
+  for (;;) {
+    const left = deadline - performance.now();
+    if (left <= 0) return undefined;
+    Atomics.wait(t.flags, 0, 0, left);
+    const received = receiveMessageOnPort(t.port);
+    if (received) {
+      Atomics.store(t.flags, 0, 0);
+      return received.message as FromThread;
+    }
+  }
+}
+
+function answer(t: Thread, message: ToThread): void {
+  t.port.postMessage(message);
+  Atomics.store(t.flags, 1, 1);
+  Atomics.notify(t.flags, 1);
+}
+
+/** Ends the thread (out of time, or it failed): the next compile starts another. */
+function endThread(t: Thread): void {
+  if (thread === t) thread = undefined;
+  void t.worker.terminate();
+}
+
+type ThreadResult = Exclude<FromThread, { t: 'ready' } | { t: 'read' }> | { t: 'time'; ms: number };
+
+/** Stylesheets this process gave the compiler (a stylesheet found in the caches is not counted). */
+let compiles = 0;
+export function sassCompiles(): number {
+  return compiles;
+}
+
+/** Compiles one stylesheet in the thread, answering its reads, within the time bound. */
+function compileInThread(path: string, text: string, read: (path: string) => string | undefined): ThreadResult {
+  compiles++;
+  let t = thread;
+  if (t === undefined) {
+    t = thread = startThread();
+    const ready = nextMessage(t, performance.now() + START_LIMIT_MS);
+    if (ready?.t !== 'ready') {
+      endThread(t);
+      return ready?.t === 'failed' ? ready : { t: 'failed', message: `the compiling thread did not start within ${START_LIMIT_MS / 1000} s` };
+    }
+  }
+  const ms = timeLimitMs();
+  const deadline = performance.now() + ms;
+  t.port.postMessage({ t: 'job', path, text } satisfies ToThread);
+  for (;;) {
+    const message = nextMessage(t, deadline);
+    if (message === undefined) {
+      endThread(t);
+      return { t: 'time', ms };
+    }
+    if (message.t === 'read') answer(t, { t: 'file', text: read(message.path) });
+    else if (message.t !== 'ready') return message;
+  }
 }
 
 /** Compiles the app's `.scss` files on demand. */
 export class ScssCompiler {
-  #sass: typeof Sass | undefined;
   readonly #results = new Map<string, string | null>();
 
   constructor(
@@ -163,65 +258,31 @@ export class ScssCompiler {
       cache.set(key, kept);
       return kept.css;
     }
-    let compiler: typeof Sass;
-    try {
-      // Loaded on first use: apps without SCSS never pay for it.
-      compiler = this.#sass ??= createRequire(import.meta.url)('sass') as typeof Sass;
-    } catch (err) {
-      this.diagnostics.error('LW_ASSET_SCSS', `the Sass compiler could not start: ${(err as Error).message}`, path);
-      return undefined;
-    }
-    const read = new Map<string, string>();
-    const tried = new Set<string>();
-    const importer: Sass.Importer<'sync'> = {
-      canonicalize: (url, context) => {
-        let target: string;
-        if (url.startsWith(SCHEME)) target = pathOf(new URL(url));
-        else if (url.startsWith('/')) target = decodeURIComponent(url);
-        else if (context.containingUrl?.protocol === SCHEME) target = posix.join(posix.dirname(pathOf(context.containingUrl)), decodeURIComponent(url));
-        else return null;
-        target = posix.normalize(target);
-        if (!target.startsWith('/') || target.startsWith('/..')) return null;
-        for (const c of candidates(target)) {
-          if (this.source.read(c) !== undefined) return new URL(SCHEME + encodeURI(c));
-          tried.add(c);
-        }
-        return null;
-      },
-      load: (url) => {
-        const p = pathOf(url);
-        const contents = this.source.read(p);
-        if (contents === undefined) return null;
-        read.set(p, contents);
-        return { contents, syntax: p.endsWith('.css') ? 'css' : 'scss' };
-      },
-    };
-    try {
-      const result = compiler.compileString(text, {
-        url: new URL(SCHEME + encodeURI(path)),
-        syntax: 'scss',
-        style: 'compressed',
-        importers: [importer],
-        logger: { warn() {}, debug() {} },
-        charset: false,
-      });
-      const entry: Cached = { css: result.css, deps: [...[...read].map(([p, t]): [string, string] => [p, sha(t)]), ...[...tried].map((p): [string, null] => [p, null])] };
+    // Compiled in a thread of its own, within the time bound (scss-thread.ts).
+    const result = compileInThread(path, text, (p) => this.source.read(p));
+    if (result.t === 'done') {
+      const entry: Cached = { css: result.css, deps: [...result.read.map((p): [string, string] => [p, sha(this.source.read(p) ?? '')]), ...result.tried.map((p): [string, null] => [p, null])] };
       cache.set(key, entry);
       keep(key, entry);
       return result.css;
-    } catch (err) {
-      const e = err as Sass.Exception;
-      const span = e.span as Sass.SourceSpan | undefined;
-      const file = span?.url?.protocol === SCHEME ? pathOf(span.url) : path;
-      const message = (e.sassMessage ?? (err as Error).message).split('\n')[0];
-      const pos = span ? { line: span.start.line + 1, column: span.start.column + 1 } : { line: 1, column: 1 };
-      this.diagnostics.at('error', 'LW_ASSET_SCSS', `Sass: ${message}${file !== path ? ` (imported by ${path})` : ''}`, file, pos);
-      return undefined;
     }
+    if (result.t === 'error') {
+      this.diagnostics.at('error', 'LW_ASSET_SCSS', `Sass: ${result.message}${result.file !== path ? ` (imported by ${path})` : ''}`, result.file, { line: result.line, column: result.column });
+    } else if (result.t === 'failed') {
+      this.diagnostics.error('LW_ASSET_SCSS', `the Sass compiler could not start: ${result.message}`, path);
+    } else {
+      this.diagnostics.at(
+        'error',
+        'LW_ASSET_SCSS_TIME',
+        `Sass: the stylesheet did not compile within ${result.ms / 1000} s (a @while or @for that runs too long, or a compile that ran out of memory); ` +
+          `shorten its loops, or raise the bound with LANEWAY_SCSS_TIMEOUT_MS`,
+        path,
+        { line: 1, column: 1 },
+      );
+    }
+    return undefined;
   }
 
-  /** Releases the compiler at the end of a load (nothing to stop with the pure-JS compiler). */
-  dispose(): void {
-    this.#sass = undefined;
-  }
+  /** At the end of a load: the compiling thread stays for the next load (it never keeps the process alive). */
+  dispose(): void {}
 }

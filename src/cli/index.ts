@@ -47,7 +47,11 @@ Options:
   --dev              development mode: render error details into HTML comments, and sign
                      in as the test users of $LANEWAY_AUTH_DEV_USERS without a provider
                      ("Ada Lovelace <ada@example.test>, Bob"; docs/users.md); without
-                     --dev, serve refuses to start when that variable is set
+                     --dev, serve refuses to start when that variable is set; answers
+                     only requests for localhost, a loopback address, --host or an
+                     --allowed-host name (any other Host gets 403)
+  --allowed-host NAME  with --dev (and dev): also answer requests for NAME (repeatable),
+                     such as this machine's name on the network or a tunnel's
   --watch            reload the app when a file of DIR changes, or of a nested site or
                      local connector it uses, or the sources file (a reload with errors
                      prints them and keeps serving the last good version)
@@ -87,6 +91,9 @@ Serves the app in DIR for development: \`serve --dev --watch\`, and
     message, code frame, a link to the code's documentation), and reloads when they are
     fixed; a script or view that fails shows the same page with its position and the
     request id.
+Answers only requests for localhost (and *.localhost), a loopback address (127.0.0.0/8,
+[::1]), the --host it binds and each --allowed-host NAME (repeatable): any other Host gets
+403, so that a page of another site cannot read it through DNS rebinding.
 Starts even when the app does not compile. Prints "listening on http://HOST:PORT" when ready.
 
 Options: those of \`laneway serve\` (--dev and --watch are always on). See docs/cli.md.`,
@@ -188,6 +195,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       metrics: { type: 'boolean' },
       'metrics-host': { type: 'string' },
       'metrics-port': { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
     },
     paint.err,
   );
@@ -275,7 +283,24 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
   }
 
-  const { createLogger, createServer, HttpMetrics, serveMetrics } = await import('../http/index.js');
+  const { createLogger, createServer, HttpMetrics, normalizeAllowedHost, serveMetrics } = await import('../http/index.js');
+  // The development server's host rule (docs/security.md): this machine's names, --host and every --allowed-host.
+  const allowedHosts: string[] = [];
+  for (const name of values['allowed-host'] ?? []) {
+    const host = normalizeAllowedHost(name);
+    if (host === undefined) {
+      io.err(usageError(command, `--allowed-host ${JSON.stringify(name)} is not a host name: give a name or an address without a scheme, port or path (--allowed-host dev.example.test)`, paint.err));
+      return USAGE_EXIT;
+    }
+    allowedHosts.push(host);
+  }
+  if (allowedHosts.length > 0 && !values.dev) {
+    io.err(usageError(command, '--allowed-host applies to the development server only (laneway dev, serve --dev): serve without --dev answers every Host', paint.err));
+    return USAGE_EXIT;
+  }
+  const boundHost = values.host === undefined ? undefined : normalizeAllowedHost(values.host);
+  if (boundHost !== undefined) allowedHosts.push(boundHost);
+  const hostRule = values.dev ? { allowed: allowedHosts, command: `laneway ${command}` } : undefined;
   const logger = createLogger(log, io.out, io.err, { timestamps: true, color: { out: io === stdio && colorEnabled(process.stdout), err: io === stdio && colorEnabled(process.stderr) } });
   // The usage errors are behind: from here on, with --log json, every line the command prints is
   // a JSON object (output.ts).
@@ -419,6 +444,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       },
       watchdogMs: scaling.watchdogMs,
       metrics: scaling.metrics,
+      ...(hostRule && { hostRule }),
       // SIGHUP: the app from its files again, and its data brought to the definitions, before new workers start.
       checkReload: async () => {
         let next: App;
@@ -452,6 +478,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const metrics = scaling.metrics.enabled ? new HttpMetrics() : undefined;
   const server = createServer(app, {
     log: logger,
+    ...(hostRule && { hostRule }),
     ...(devTools && { devHooks: devTools.hooks }),
     ...(metrics && { observe: metrics.observe, platform: scaling.metrics.port === undefined ? { metrics: () => metrics.render() } : {} }),
   });

@@ -22,7 +22,7 @@ import { join, relative, sep } from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 import { checkSource, type Directive, type ElementExpansion, type ElementUse } from '../csp/index.js';
 import type { Code, DiagnosticList } from '../diag/index.js';
-import { normalizeName, type SourceTree } from '../shared/index.js';
+import { normalizeName, yamlToJS, type SourceTree } from '../shared/index.js';
 import { resolveSource, sourceName, type SourcesMap } from './sources.js';
 
 /** The app file listing the connectors it imports. */
@@ -205,7 +205,12 @@ function readConnector(source: string, options: ConnectorOptions): Connector {
   }
   const doc = parseDocument(text);
   if (reportYamlErrors(doc, display(manifestFile), text, diagnostics, 'LW_CONTENT_CONNECTOR_DEFINITION')) return broken;
-  const root = doc.toJS() as unknown;
+  const js = yamlToJS(doc);
+  if ('error' in js) {
+    diagnostics.error('LW_CONTENT_CONNECTOR_DEFINITION', js.error, display(manifestFile), text, js.offset);
+    return broken;
+  }
+  const root = js.value;
   const manifest = root !== null && typeof root === 'object' && !Array.isArray(root) ? (root as Record<string, unknown>) : {};
   const name = typeof manifest.name === 'string' ? manifest.name.trim().toLowerCase() : '';
   if (!DOMAIN.test(name)) {
@@ -247,7 +252,12 @@ function readTag(path: string, file: string, diagnostics: DiagnosticList): TagDe
     ok = false;
     diagnostics.error('LW_CONTENT_CONNECTOR_DEFINITION', message, file, text, offsetOf(doc, at, where));
   };
-  const data = doc.toJS() as unknown;
+  const js = yamlToJS(doc);
+  if ('error' in js) {
+    diagnostics.error('LW_CONTENT_CONNECTOR_DEFINITION', js.error, file, text, js.offset);
+    return null;
+  }
+  const data = js.value;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     fail('a tag definition is a map: script: {src: https://…, integrity: sha384-…, async: true} and, optionally, csp: {connect-src: https://…}', []);
     return null;

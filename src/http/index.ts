@@ -1,5 +1,6 @@
 /** Serving an App over HTTP. */
 export { createServer, type LanewayServer, type ServerOptions } from './server.js';
+export { normalizeAllowedHost } from './host-rule.js';
 export { createHandler, readBody, type RequestHandler } from './handler.js';
 export { createLogger, type Logger, type LogFormat } from './log.js';
 export { prefersJson } from './error-page.js';

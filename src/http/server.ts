@@ -10,6 +10,7 @@ import { takeFreshAssets, type App } from '../app/index.js';
 import { precompressAssets } from './send.js';
 import { createHandler, nextRequestId, type DevHooks, type RequestObserver, type StreamStopper } from './handler.js';
 import { createPlatformRoutes, type PlatformOptions } from './health.js';
+import { createHostRule } from './host-rule.js';
 import { createLogger, type Logger, type LogFormat } from './log.js';
 
 export interface ServerOptions {
@@ -28,6 +29,12 @@ export interface ServerOptions {
   observe?: RequestObserver;
   /** `/__/health` and `/__/ready` are always answered; `/__/metrics` when `platform.metrics` is given (health.ts). */
   platform?: PlatformOptions;
+  /**
+   * Development only (`laneway dev`, `serve --dev`): answer only requests for this machine or for
+   * `allowed` (normalised names, host-rule.ts); any other `Host` gets 403 before anything else.
+   * `command`: the name its message starts with.
+   */
+  hostRule?: { allowed: readonly string[]; command: string };
 }
 
 export interface LanewayServer {
@@ -75,6 +82,7 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
   const handed = new Set<Socket>();
   let handedDrained: (() => void) | undefined;
   const platform = createPlatformRoutes({ app: () => current, stopping: () => closing, logger }, options.platform);
+  const hostRule = options.hostRule && createHostRule(options.hostRule.allowed, options.hostRule.command);
   const headersTimeout = options.headersTimeoutMs ?? 20_000;
   const server = createHttpServer(
     {
@@ -92,6 +100,13 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
       });
       // Stopping: the connection closes after this answer rather than wait idle for another request.
       if (closing) res.shouldKeepAlive = false;
+      // Development: a Host that does not name this machine is refused before anything answers (host-rule.ts).
+      if (hostRule && !hostRule.allows(req.headers.host)) {
+        const id = nextRequestId();
+        hostRule.refuse(req, res, id);
+        logger.access({ id, method: req.method ?? '-', path: (req.url ?? '/').split('?')[0]!, status: 403, ms: 0 });
+        return;
+      }
       // /__/health, /__/ready, /__/metrics (health.ts), before the app: no access line, not counted.
       if (platform(req, res)) return;
       handler(req, res);

@@ -8,3 +8,4 @@ export { then } from './maybe-async.js';
 export { cookieNameProblem } from './cookie-name.js';
 export { Passes } from './passes.js';
 export { slots, bare, BARE, type Slots } from './slots.js';
+export { yamlToJS, YAML_MAX_ALIASES } from './yaml.js';

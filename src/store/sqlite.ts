@@ -13,6 +13,7 @@
  */
 import cluster from 'node:cluster';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError, type Engine, type Reader, type Row, type SqlValue, type Writer } from './types.js';
@@ -77,9 +78,51 @@ function run(st: Statements, sql: string, params: readonly SqlValue[]): void {
 
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * Why this process cannot write `file` or its data directory, when that is why it cannot open it
+ * (docs/data.md, "A data directory that cannot be written"): the directory (or the nearest one that
+ * exists) or the file is on a read-only file system, or not writable by this user. Undefined when
+ * both can be written (the failure is something else).
+ */
+function notWritable(file: string): string | undefined {
+  const dir = path.dirname(file);
+  let existing = dir;
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  const target = fs.existsSync(file) ? file : existing;
+  let code: string | undefined;
+  try {
+    fs.accessSync(target, fs.constants.W_OK);
+    if (target === file) fs.accessSync(dir, fs.constants.W_OK);
+    return undefined;
+  } catch (e) {
+    code = (e as NodeJS.ErrnoException).code;
+  }
+  const what = target === file ? `the database file ${file}` : existing === dir ? `the data directory ${dir}` : `${existing}, where the data directory ${dir} would be created,`;
+  const fix = `Give a directory this user can write with --data DIR (or $LANEWAY_DATA)`;
+  if (code === 'EROFS') return `${what} is on a read-only file system. ${fix}, or mount the file system read-write. [LW_STORE_NOT_WRITABLE]`;
+  let user = `uid ${process.getuid?.() ?? '?'}`;
+  try {
+    user = `${os.userInfo().username} (${user})`;
+  } catch {
+    // a user without a name: the uid says who
+  }
+  let owner = '';
+  try {
+    const st = fs.statSync(target);
+    owner = `; it belongs to uid ${st.uid}, mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}`;
+  } catch {
+    // nothing more to say
+  }
+  return `${what} is read-only or not writable by the user ${user}${owner}. ${fix}, or let this user write there (chown, chmod u+w). [LW_STORE_NOT_WRITABLE]`;
+}
+
 /** Opens (creating when needed) the database file `file`; its directory is created too. */
 export function openSqlite(file: string): Engine {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+  } catch (e) {
+    throw new StoreError(notWritable(file) ? 'LW_STORE_NOT_WRITABLE' : 'LW_STORE_UNAVAILABLE', `cannot create the data directory ${path.dirname(file)}: ${notWritable(file) ?? (e as Error).message}`);
+  }
   let writerDb: Db;
   let readerDb: Db;
   try {
@@ -91,7 +134,8 @@ export function openSqlite(file: string): Engine {
     readerDb = new Database(file);
     readerDb.pragma('busy_timeout = 250');
   } catch (e) {
-    throw new StoreError('LW_STORE_UNAVAILABLE', `cannot open the database file ${file}: ${(e as Error).message}`);
+    const why = notWritable(file);
+    throw new StoreError(why ? 'LW_STORE_NOT_WRITABLE' : 'LW_STORE_UNAVAILABLE', `cannot open the database file ${file}: ${why ?? (e as Error).message}`);
   }
   const writes = new Statements(writerDb);
   const reads = new Statements(readerDb);

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { takeFreshAssets, type App } from '../app/index.js';
 import type { Logger } from '../http/index.js';
 import { Supervisor } from './primary.js';
-import { runWorker, WORKER_ENV } from './worker.js';
+import { runWorker, WORKER_ENV, type WorkerOptions } from './worker.js';
 
 export { restartDelay } from './primary.js';
 export { TEST_BLOCK_ENV, WORKER_ENV } from './worker.js';
@@ -52,6 +52,8 @@ export interface SupervisedServeOptions {
   checkReload(): Promise<boolean>;
   /** Prints why the port could not be listened on (the primary listens; the workers are handed its connections). */
   listenFailed(err: unknown): void | Promise<void>;
+  /** `serve --dev`: the development server's host rule, applied by each worker (src/http/host-rule.ts). */
+  hostRule?: WorkerOptions['hostRule'];
 }
 
 /** Serves as the primary or as a worker, whichever this process is; resolves to the exit code. */
@@ -64,6 +66,7 @@ export async function serveSupervised(options: SupervisedServeOptions): Promise<
       logger: options.logger,
       watchdogMs: options.watchdogMs,
       metrics: { enabled: options.metrics.enabled, public: options.metrics.enabled && options.metrics.port === undefined },
+      ...(options.hostRule && { hostRule: options.hostRule }),
     });
   }
   // The primary serves nothing: the data was opened to check it (and migrate once); the workers open their own.

@@ -20,7 +20,7 @@
 import cluster from 'node:cluster';
 import type { Socket } from 'node:net';
 import type { App } from '../app/index.js';
-import { createServer, HttpMetrics, type Logger, type MetricsSnapshot } from '../http/index.js';
+import { createServer, HttpMetrics, type Logger, type MetricsSnapshot, type ServerOptions } from '../http/index.js';
 import type { ObservedRequest, RequestObserver } from '../http/handler.js';
 import { InFlightTable, startWatchdog } from './watchdog.js';
 
@@ -59,6 +59,8 @@ export interface WorkerOptions {
   watchdogMs: number;
   /** Count requests; `public`: answer /__/metrics on the app's port too (else the primary serves them). */
   metrics: { enabled: boolean; public: boolean };
+  /** `serve --dev`: see ServerOptions.hostRule. */
+  hostRule?: ServerOptions['hostRule'];
 }
 
 /** The settings of this worker, from WORKER_ENV. */
@@ -107,7 +109,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
       send({ lw: 'metrics', n });
     });
 
-  const server = createServer(app, { log: logger, observe, platform: options.metrics.public ? { metrics: allWorkers } : {} });
+  const server = createServer(app, { log: logger, observe, platform: options.metrics.public ? { metrics: allWorkers } : {}, ...(options.hostRule && { hostRule: options.hostRule }) });
   const take = server.takeConnections();
   const watchdog = startWatchdog({ thresholdMs: options.watchdogMs, table });
   let stop = () => {};

@@ -14,7 +14,7 @@ import { parseDocument } from 'yaml';
 /** YAML data files already parsed, per file tree (one load of an app): file → its text and value. */
 const parsedData = new WeakMap<object, Map<string, { text: string; value: unknown }>>();
 import { locate, type Code, type DiagnosticList } from '../diag/index.js';
-import { normalizePath, type SourceTree } from '../shared/index.js';
+import { normalizePath, yamlToJS, type SourceTree } from '../shared/index.js';
 import { walkTemplate, type Expr, type Node, type PathExpr, type TextNode } from './ast.js';
 import { generate, type Declaration, type Fallback, type UnitCode } from './codegen.js';
 import { parseTemplate } from './parse.js';
@@ -402,7 +402,13 @@ function declarePragma(ctx: Context, unit: Unit, p: Pragma): void {
         if (doc === undefined) value = known!.value;
         else {
           // Parsed once per file and text, however many views declare it (toJS, not a second parse).
-          value = deepFreeze(doc.toJS());
+          const js = yamlToJS(doc);
+          if ('error' in js) {
+            diagnostics.error('LW_VIEW_DATA_PARSE', js.error, file, text, js.offset);
+            report(ctx, unit, 'LW_VIEW_DATA_PARSE', `${file} (imported here as "${p.name}") does not parse`, p.at);
+            return;
+          }
+          value = deepFreeze(js.value);
           let byFile = parsedData.get(tree);
           if (byFile === undefined) parsedData.set(tree, (byFile = new Map()));
           byFile.set(file, { text, value });

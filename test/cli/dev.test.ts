@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest } from 'node:http';
@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rawRequest } from '../helpers.js';
+import { BIN, startLaneway, type RunningLaneway } from '../support/laneway.js';
 
-const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/dev-app', import.meta.url));
 /** The longest wait for anything (an event, a line of output): generous, for slow machines. */
 const PATIENCE_MS = 30_000;
@@ -28,41 +28,11 @@ function copyFixture(): string {
   return dir;
 }
 
-interface Running {
-  port: number;
-  out(): string;
-  err(): string;
-  stop(): Promise<number | string | null>;
-}
+type Running = RunningLaneway;
 
 /** Starts `laneway <command> DIR --port 0 …` and waits for its listening line. */
-async function start(command: string, dir: string, ...args: string[]): Promise<Running> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, command, dir, '--port', '0', ...args], { env: { ...process.env, PORT: '', LANEWAY_SOURCES: '' } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${PATIENCE_MS} ms\nstdout: ${out}\nstderr: ${err}`)), PATIENCE_MS);
-    child.stdout.on('data', () => {
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    void exited.then((code) => reject(new Error(`exited ${code} before listening\nstdout: ${out}\nstderr: ${err}`)));
-  });
-  return {
-    port,
-    out: () => out,
-    err: () => err,
-    stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
+function start(command: string, dir: string, ...args: string[]): Promise<Running> {
+  return startLaneway([command, dir, '--port', '0', ...args], {}, PATIENCE_MS);
 }
 
 interface DevEvent {

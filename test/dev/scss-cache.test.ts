@@ -18,14 +18,15 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Compiles `/site.scss` of `files` in a fresh process keeping stylesheets in `dir`: its CSS, and whether Sass was loaded. */
 function compileInChild(files: Record<string, string>, dir: string): { css: string | null; sass: boolean; problems: number } {
   const program = `
-    import { persistStylesheets, ScssCompiler } from './src/assets/index.ts';
+    import { persistStylesheets, sassCompiles, ScssCompiler } from './src/assets/index.ts';
     import { DiagnosticList } from './src/diag/index.ts';
     import { createRequire } from 'node:module';
     const files = ${JSON.stringify(files)};
     persistStylesheets(${JSON.stringify(dir)});
     const diagnostics = new DiagnosticList();
     const css = new ScssCompiler({ read: (p) => files[p] }, diagnostics).compile('/site.scss') ?? null;
-    const sass = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/node_modules/sass/'));
+    // Sass runs in a thread of its own (scss.ts), started only for a stylesheet it must compile.
+    const sass = sassCompiles() > 0 || Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/node_modules/sass/'));
     process.stdout.write(JSON.stringify({ css, sass, problems: diagnostics.items.length }));
   `;
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: ROOT, encoding: 'utf8' });
