@@ -231,7 +231,7 @@ export class AppData {
 
   /** Connects the store and applies the schema (throws StoreError LW_STORE_MIGRATION / UNAVAILABLE). */
   async open(appDir: string, options: DataOptions = {}): Promise<void> {
-    const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+    const dataDir = resolveDataDir(appDir, options.dataDir);
     const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
     this.store = await AppStore.open(this.schema, { dataDir, databaseUrl, accept: options.accept ?? false, namespace: options.namespace });
     try {
@@ -245,7 +245,7 @@ export class AppData {
     }
     if (this.sendsMail) {
       const engine = this.store.engine;
-      const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+      const dataDir = resolveDataDir(appDir, options.dataDir);
       try {
         await ensureMailTables(engine);
         this.mail = new MailWorker(engine, { dataDir, transport: mailTransportFromEnv(process.env, dataDir), log: options.log ?? STDERR_LOG });
@@ -257,7 +257,7 @@ export class AppData {
     }
     if (this.imageFields.size) {
       const engine = this.store.engine;
-      const dataDir = path.resolve(appDir, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+      const dataDir = resolveDataDir(appDir, options.dataDir);
       try {
         await ensureImageTables(engine);
         const dir = process.env.LANEWAY_IMAGES_DIR ? path.resolve(process.env.LANEWAY_IMAGES_DIR) : path.join(dataDir, 'images');
@@ -845,12 +845,35 @@ export function describe(
 }
 
 /**
+ * The data directory: `--data`, else `$LANEWAY_DATA` (an empty value counts as unset), else
+ * `.laneway/` in the app directory. A directory inside the app directory must sit under a private
+ * or dot name (`.laneway`, `_data`), or the database, with the app's secret and its sessions,
+ * would be served as a static file (docs/data.md, "Where the records are").
+ */
+export function resolveDataDir(appDir: string, given: string | undefined): string {
+  const named = given || process.env.LANEWAY_DATA || '.laneway';
+  const dir = path.resolve(appDir, named);
+  const inside = path.relative(path.resolve(appDir), dir);
+  if (!inside.startsWith('..') && !path.isAbsolute(inside)) {
+    const hidden = inside.split(path.sep).some((part) => part.startsWith('.') || part.startsWith('_'));
+    if (!hidden) {
+      throw new StoreError(
+        'LW_STORE_DATA_PUBLIC',
+        `The data directory ${dir} is inside the app directory ${path.resolve(appDir)}, where its files would be served. ` +
+          `Give a directory outside the app with --data DIR (or $LANEWAY_DATA), or one whose name starts with "." or "_" (the default is .laneway). [LW_STORE_DATA_PUBLIC]`,
+      );
+    }
+  }
+  return dir;
+}
+
+/**
  * Opens the stores of an app and of its nested sites: each child with models keeps its data in
  * the parent's data directory or database, apart, under its `namespace:` (a nested child's
  * namespace is prefixed with its parent's). Stores opened before a failure are closed again.
  */
 export async function openAppData(app: App, options: DataOptions = {}): Promise<void> {
-  const dataDir = path.resolve(app.root, options.dataDir ?? process.env.LANEWAY_DATA ?? '.laneway');
+  const dataDir = resolveDataDir(app.root, options.dataDir);
   const opened: AppData[] = [];
   const open = async (a: App, namespace: string | undefined): Promise<void> => {
     if (a.data) {

@@ -27,6 +27,7 @@ export const MODEL_CODES = {
   LW_MODEL_UNIQUE: 'A write would give two records the same value of a unique field: 409.',
   LW_MODEL_HAS_CHILDREN: 'A record was removed while it still contains records of a contained model: 409.',
   LW_STORE_UNAVAILABLE: 'The database cannot be reached (or its write lock was held too long): 503, nothing was written.',
+  LW_STORE_DATA_PUBLIC: 'The data directory lies inside the app directory under a name that would be served: the server does not start.',
   LW_STORE_NOT_WRITABLE: 'The SQLite data directory (or database file) is read-only or not writable by this user: the server does not start.',
   LW_STORE_CONFLICT: 'Two requests changed the same data at once and this one was rolled back: 503, try again.',
   LW_STORE_QUERY: 'The database refused a statement (a bug in Laneway or a damaged database): 500.',

@@ -9,7 +9,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, runLaneway } from '../support/laneway.js';
@@ -108,5 +108,29 @@ describe('a data directory that cannot be written', { skip }, () => {
     const r = await run(['serve', dir, '--port', '0', '--data', data], ['unshare', '-m', 'sh', '-c', `mount -t tmpfs -o ro tmpfs '${data}' && exec "$0" "$@"`]);
     assert.equal(r.code, 1, r.out + r.err);
     assert.match(r.err, new RegExp(`the data directory ${escape(data)} is on a read-only file system\\. Give a directory this user can write with --data DIR \\(or \\$LANEWAY_DATA\\), or mount the file system read-write\\. \\[LW_STORE_NOT_WRITABLE\\]`));
+  });
+});
+
+describe('a data directory the app would serve', () => {
+  test('$LANEWAY_DATA naming a public directory of the app stops the start; empty counts as unset', async () => {
+    const { dir } = appWithModels();
+    const pub = await runLaneway(['serve', dir, '--port', '0'], { env: { LANEWAY_CACHE_DIR: '', LANEWAY_DATA: 'data' }, boundMs: PATIENCE_MS });
+    assert.equal(pub.code, 1, pub.out + pub.err);
+    assert.match(pub.err, /The data directory \S+\/app\/data is inside the app directory \S+\/app, where its files would be served\..*\[LW_STORE_DATA_PUBLIC\]/);
+    assert.doesNotMatch(pub.out, /listening on/);
+    assert.equal(existsSync(join(dir, 'data')), false);
+    const self = await runLaneway(['migrate', dir], { env: { LANEWAY_CACHE_DIR: '', LANEWAY_DATA: '.' }, boundMs: PATIENCE_MS });
+    assert.equal(self.code, 1, self.out + self.err);
+    assert.match(self.err, /\[LW_STORE_DATA_PUBLIC\]/);
+    assert.equal(existsSync(join(dir, 'laneway.db')), false);
+    // An empty value is unset: the database goes to .laneway/, which is never served.
+    const empty = await runLaneway(['migrate', dir], { env: { LANEWAY_CACHE_DIR: '', LANEWAY_DATA: '' }, boundMs: PATIENCE_MS });
+    assert.equal(empty.code, 0, empty.out + empty.err);
+    assert.equal(existsSync(join(dir, '.laneway', 'laneway.db')), true);
+    assert.equal(existsSync(join(dir, 'laneway.db')), false);
+    // A private name inside the app is fine.
+    const priv = await runLaneway(['migrate', dir, '--data', join(dir, '_data')], { env: { LANEWAY_CACHE_DIR: '' }, boundMs: PATIENCE_MS });
+    assert.equal(priv.code, 0, priv.out + priv.err);
+    assert.equal(existsSync(join(dir, '_data', 'laneway.db')), true);
   });
 });
