@@ -563,17 +563,20 @@ const groupBy = (parents, cq) => {
   if (parents.length === 0 || per === 0) return [];
   const ids = [];
   for (let i = 0; i < parents.length; i++) push(ids, ISTATE(parents[i]).v[0]);
-  // Only the children of these parents (each group keeps its first per after the read).
+  // Only the children of these parents, read in chunks (until every group has its first per).
   const spec = { m: cs.d.name, w: cs.w, cs: ids };
   if (cs.o !== undefined) spec.o = cs.o;
-  return pt(cs.d.app.ch('q', spec), (rows) => {
-    const byParent = new OMap();
-    for (let i = 0; i < rows.length; i++) {
-      const c = rows[i][3];
-      let list = byParent.get(c);
-      if (list === undefined) { list = []; byParent.set(c, list); }
-      if (list.length < per) push(list, makeInstance(cs.d, rows[i], 1));
-    }
+  const byParent = new OMap();
+  const keep = (child) => {
+    const c = ISTATE(child).v[3];
+    let list = byParent.get(c);
+    if (list === undefined) { list = []; byParent.set(c, list); }
+    if (list.length >= per) return false;
+    push(list, child);
+    return true;
+  };
+  const read = cs.d.app.static ? pt(cs.d.app.ch('q', spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
+  return pt(read, () => {
     const pkey = cs.d.ckey, ckey = cs.d.lkey;
     const out = [];
     for (let i = 0; i < parents.length; i++) {

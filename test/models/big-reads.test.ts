@@ -35,6 +35,8 @@ const MODELS = {
   // Natural order by an optional field (records without a rank first), then creation.
   '📦/🌐Entry.yaml': 'rank?:\n  type: integer\n  order: true\n',
   '📦/🌐Step.yaml': 'hierarchy: hierarchy\n',
+  '📦/🌐Box.yaml': 'label: string\n',
+  '📦/Box/🌐Part.yaml': 'n: integer\n',
 };
 
 const APP = {
@@ -47,6 +49,7 @@ const APP = {
   'list.html': "<!--TEMPLATE mustache-->\n{{% import {Item} from '📦' }}<ol>{{#Item.all as i}}<li>{{i.n}}</li>{{/Item.all}}</ol>",
   'light/GET.js': '({ok: true});\n',
   'entries/GET.js': "import {Entry} from '📦';\n({asc: Entry.all().map((e) => e.id), desc: Entry.all().desc().map((e) => e.id), some: Entry.all().limit(1500).map((e) => e.id), threes: Entry.all().filter((e) => e.rank == 3).map((e) => e.id)});\n",
+  'boxes/GET.js': "import {Box, Part} from '📦';\n({first: Box.grouping(Part.anyBox()).map((g) => [g.box.label, g.part.map((p) => p.n)]), most: Box.grouping(Part.anyBox().limit(1500)).map((g) => g.part.length), last: Box.grouping(Part.anyBox().desc().limit(2)).map((g) => g.part.map((p) => p.n))});\n",
   'steps/GET.js': "import {Step} from '📦';\n({asc: Step.all().map((s) => s.id), desc: Step.all().desc().map((s) => s.id)});\n",
   // Enough CPU time that reading every record is possible: what stops a read is then its size.
   '🎛.yaml': 'limits:\n  cpu-ms: 20000\n',
@@ -191,6 +194,11 @@ function suite(engine: EngineCase): void {
           const h = `/${i % 50}/${i % 3 === 0 ? '' : `${i % 11}/`}`;
           steps.push({ id: idOf('stp_', i), value: h, key: hierarchySortKey(h), created: T0 + i });
         }
+        // Two boxes of SMALL parts each, their parts created alternately.
+        await fill.insert('lw_Box', ['id', 'created', 'modified', 'f_label'], [[idOf('box_', 0), T0, T0, 'a'], [idOf('box_', 1), T0 + 1, T0 + 1, 'b']]);
+        const parts: SqlValue[][] = [];
+        for (let i = 0; i < 2 * SMALL; i++) parts.push([idOf('prt_', i), T0 + i, T0 + i, idOf('box_', i % 2), i]);
+        await fill.insert('lw_Part', ['id', 'created', 'modified', 'container', 'f_n'], parts);
         await fill.insert('lw_Step', ['id', 'created', 'modified', 'f_hierarchy', 'k_hierarchy'], steps.map((s) => [s.id, s.created, s.created, s.value, s.key]));
       } finally {
         await fill.close();
@@ -250,6 +258,19 @@ function suite(engine: EngineCase): void {
       assert.equal((await rawRequest(roomy.port, 'GET', '/capped')).text, '100');
       assert.deepEqual(selectsOf(log, 'lw_Item').map((r) => r.rows), [100]);
       assert.equal((await rawRequest(roomy.port, 'GET', '/count')).text, String(BIG));
+    });
+
+    it('grouping reads the children in chunks too, and each group keeps its first n', async () => {
+      log.length = 0;
+      const g = JSON.parse((await rawRequest(roomy.port, 'GET', '/boxes')).text);
+      const evens = Array.from({ length: SMALL }, (_, i) => 2 * i);
+      assert.deepEqual(g.first, [['a', evens.slice(0, 100)], ['b', evens.slice(0, 100).map((n) => n + 1)]]);
+      assert.deepEqual(g.most, [1500, 1500]);
+      assert.deepEqual(g.last, [[2 * SMALL - 2, 2 * SMALL - 4], [2 * SMALL - 1, 2 * SMALL - 3]]);
+      const reads = selectsOf(log, 'lw_Part');
+      // The first two groupings stop reading once both groups are full; the last reads from the end.
+      assert.equal(reads.length, 1 + 3 + 1);
+      for (const r of reads) assert.ok(r.rows <= 1000, `one statement answered ${r.rows} rows`);
     });
 
     it('chunks follow the natural order: an order field with ties and records without a value, a hierarchy, asc and desc', async () => {
