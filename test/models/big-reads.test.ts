@@ -50,6 +50,8 @@ const APP = {
   'light/GET.js': '({ok: true});\n',
   'entries/GET.js': "import {Entry} from '📦';\n({asc: Entry.all().map((e) => e.id), desc: Entry.all().desc().map((e) => e.id), some: Entry.all().limit(1500).map((e) => e.id), threes: Entry.all().filter((e) => e.rank == 3).map((e) => e.id)});\n",
   'boxes/GET.js': "import {Box, Part} from '📦';\n({first: Box.grouping(Part.anyBox()).map((g) => [g.box.label, g.part.map((p) => p.n)]), most: Box.grouping(Part.anyBox().limit(1500)).map((g) => g.part.length), last: Box.grouping(Part.anyBox().desc().limit(2)).map((g) => g.part.map((p) => p.n))});\n",
+  // A write request reads in chunks through its transaction (PostgreSQL: rows locked, FOR UPDATE).
+  'entries/POST.js': "import {Entry} from '📦';\n({threes: Entry.all().filter((e) => e.rank == 3).map((e) => e.id), count: Entry.all().desc().map((e) => e.id).count()});\n",
   'steps/GET.js': "import {Step} from '📦';\n({asc: Step.all().map((s) => s.id), desc: Step.all().desc().map((s) => s.id)});\n",
   // Enough CPU time that reading every record is possible: what stops a read is then its size.
   '🎛.yaml': 'limits:\n  cpu-ms: 20000\n',
@@ -281,6 +283,9 @@ function suite(engine: EngineCase): void {
       assert.deepEqual(e.desc, byRank.map((x) => x.id).reverse());
       assert.deepEqual(e.some, byRank.slice(0, 1500).map((x) => x.id));
       assert.deepEqual(e.threes, byRank.filter((x) => x.rank === 3).map((x) => x.id));
+      const w = await rawRequest(roomy.port, 'POST', '/entries', { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, '');
+      assert.equal(w.status, 200, w.text.slice(0, 300));
+      assert.deepEqual(JSON.parse(w.text), { threes: e.threes, count: SMALL });
       const byKey = [...steps].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || a.created - b.created);
       const s = JSON.parse((await rawRequest(roomy.port, 'GET', '/steps')).text);
       assert.deepEqual(s.asc, byKey.map((x) => x.id));
