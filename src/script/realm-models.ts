@@ -493,12 +493,49 @@ const execute = (q, firstOnly) => {
     const spec = specOf(s, pure && firstOnly ? 1 : undefined);
     // get(), optional(): one record is asked for (permissions: access), not a list.
     if (firstOnly) spec.one = true;
-    return pt(s.d.app.ch('q', spec), (rows) => {
-      let items = rowsToInstances(s.d, rows);
-      return runStages(items, stages, 0);
-    });
+    // Static documents are in memory already: one read.
+    if (s.d.app.static) return pt(s.d.app.ch('q', spec), (rows) => runStages(rowsToInstances(s.d, rows), stages, 0));
+    // A leading filter runs chunk by chunk, so that only the records it keeps are held; enough
+    // results: get() of that filter alone, or a limit right after it.
+    const keep = stages.length && stages[0][0] === 'filter' ? stages[0][1] : null;
+    const rest = keep === null ? stages : apply(A.slice, stages, [1]);
+    const enough = keep === null ? undefined : rest.length === 0 && firstOnly ? 1 : rest.length && rest[0][0] === 'limit' ? rest[0][1] : undefined;
+    return pt(readChunks(s.d, spec, keep, enough), (items) => runStages(items, rest, 0));
   });
 };
+// Records are read READ_CHUNK at a time (docs/queries.md, "What a query reads"): every SQL text
+// has a LIMIT; each chunk after the first continues after the last record read (spec.a), once the
+// host let other requests run ('y': the next turn of the event loop on SQLite); the rows of each
+// chunk are charged to the request's memory allowance and its CPU time is checked (on SQLite the
+// read runs on the request's clock); and a result holds at most array-length records. A query of
+// fewer than READ_CHUNK records is one read, synchronous on SQLite.
+const READ_CHUNK = 1000;
+const readChunks = (d, spec, keep, enough) => {
+  const total = spec.l;
+  let out = null, read = 0;
+  const step = (c) => pt(d.app.ch('q', c), (rows) => {
+    const n = rows.length;
+    read += n;
+    // The cursor is a copy: a record's row is its state, which the script may change.
+    const last = n === c.l && n > 0 && (total === undefined || read < total) ? apply(A.slice, rows[n - 1], []) : null;
+    if (n > 0) { mem(n * (rows[0].length + 1) * 8); const b = S.cur; if (b !== null) b.check(); }
+    const items = rowsToInstances(d, rows);
+    // The first chunk's records are the result as they are, unless a filter picks from them.
+    const kept = keep === null ? (out === null ? (out = items, undefined) : pushAll(out, items)) : seq(n, (i) => pt(keep(items[i]), (v) => { if (v) push(out, items[i]); }));
+    return pt(kept, () => {
+      if (out.length > lim().ma) signal('LW_SCRIPT_ARRAY_LIMIT', 'a query read more than ' + lim().ma + ' ' + d.name + ' records: add field filters or limit(n) (count() counts them without reading)');
+      if (last === null || (enough !== undefined && out.length >= enough)) return out;
+      const next = OObject.assign({}, spec);
+      next.l = total === undefined ? READ_CHUNK : OMath.min(total - read, READ_CHUNK);
+      next.a = last;
+      return pt(d.app.ch('y'), () => step(next));
+    });
+  });
+  if (keep !== null) out = [];
+  spec.l = total === undefined ? READ_CHUNK : OMath.min(total, READ_CHUNK);
+  return step(spec);
+};
+const pushAll = (out, items) => { for (let i = 0; i < items.length; i++) push(out, items[i]); };
 const runStages = (items, stages, k) => {
   if (k >= stages.length) return items;
   const [kind, arg] = stages[k];
@@ -543,17 +580,20 @@ const groupBy = (parents, cq) => {
   if (parents.length === 0 || per === 0) return [];
   const ids = [];
   for (let i = 0; i < parents.length; i++) push(ids, ISTATE(parents[i]).v[0]);
-  // Only the children of these parents (each group keeps its first per after the read).
+  // Only the children of these parents, read in chunks (until every group has its first per).
   const spec = { m: cs.d.name, w: cs.w, cs: ids };
   if (cs.o !== undefined) spec.o = cs.o;
-  return pt(cs.d.app.ch('q', spec), (rows) => {
-    const byParent = new OMap();
-    for (let i = 0; i < rows.length; i++) {
-      const c = rows[i][3];
-      let list = byParent.get(c);
-      if (list === undefined) { list = []; byParent.set(c, list); }
-      if (list.length < per) push(list, makeInstance(cs.d, rows[i], 1));
-    }
+  const byParent = new OMap();
+  const keep = (child) => {
+    const c = ISTATE(child).v[3];
+    let list = byParent.get(c);
+    if (list === undefined) { list = []; byParent.set(c, list); }
+    if (list.length >= per) return false;
+    push(list, child);
+    return true;
+  };
+  const read = cs.d.app.static ? pt(cs.d.app.ch('q', spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
+  return pt(read, () => {
     const pkey = cs.d.ckey, ckey = cs.d.lkey;
     const out = [];
     for (let i = 0; i < parents.length; i++) {

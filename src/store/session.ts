@@ -18,6 +18,8 @@ export const WRITE_LIMIT = 100;
 /** Results of an unordered query without `limit(n)`; `limit` may raise it to UNORDERED_MAX. */
 export const UNORDERED_CAP = 100;
 export const UNORDERED_MAX = 500;
+/** Rows of one chunk of a long read (the script runtime reads this many at a time: realm-models.ts `readChunks`). */
+export const READ_CHUNK = 1000;
 
 /** `match`: an embedded field (or list) holding these sub-field values ([name, value] pairs). */
 export type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'match';
@@ -38,6 +40,8 @@ export interface QuerySpec {
   l?: number;
   /** One record is asked for (get, optional, a load by id): for permissions, `access` rather than `list`. */
   one?: boolean;
+  /** The next chunk of a long read: the records after this one (its row as select() gave it) in the query's order. */
+  a?: unknown[];
 }
 
 export type WriteOp =
@@ -45,6 +49,12 @@ export type WriteOp =
   | ['u', string, string, number, Record<string, unknown>, (string | null)?]
   | ['d', string, string, (string | null)?];
 
+
+/** A condition of a chunk of a long read (DataSession #after), with its parameters. */
+interface After {
+  cond: string;
+  params: SqlValue[];
+}
 
 function badQuery(message: string): LanewayError {
   return new LanewayError('LW_MODEL_QUERY', message, { status: 500 });
@@ -149,7 +159,7 @@ export class DataSession {
     return r instanceof Promise ? r.catch((e: unknown) => Promise.reject(this.commitError(e))) : r;
   }
 
-  #where(t: TableLayout, spec: QuerySpec, params: SqlValue[]): string {
+  #where(t: TableLayout, spec: QuerySpec, params: SqlValue[], after?: After): string {
     const conds: string[] = [];
     if (spec.c !== undefined) {
       conds.push('"container" = ?');
@@ -176,7 +186,36 @@ export class DataSession {
       conds.push(`${q(column)} ${op === 'eq' ? '=' : op === 'gt' ? '>' : op === 'gte' ? '>=' : op === 'lt' ? '<' : '<='} ?`);
       params.push(v);
     }
+    if (after !== undefined) {
+      conds.push(after.cond);
+      params.push(...after.params);
+    }
     return conds.length ? ' WHERE ' + conds.join(' AND ') : '';
+  }
+
+  /**
+   * The records after `row` in the order #order writes, as conditions read one after the other
+   * (the next only when the one before found too few): each is a range of the natural index, so
+   * that a chunk of a long read costs what its rows cost, not what the chunks before it did.
+   * Records without a value in the ordering field come first in ascending order, last in
+   * descending order.
+   */
+  #after(t: TableLayout, spec: QuerySpec, row: readonly unknown[]): After[] {
+    const desc = spec.o === 'desc';
+    const key: SqlValue[] = [Number(row[1]), String(row[0])];
+    const range = (columns: string, values: SqlValue[]): After => ({ cond: `(${columns}) ${desc ? '<' : '>'} (${values.map(() => '?').join(', ')})`, params: values });
+    if (t.orderColumn === undefined) return [range('"created", "id"', key)];
+    const f = t.fields.find((x) => x.column === t.orderColumn || x.extra === t.orderColumn)!;
+    const o = q(t.orderColumn);
+    let v = encodeValue(f, f.field.name, row[f.index]);
+    if (v === null) {
+      const nulls = range('"created", "id"', key);
+      nulls.cond = `${o} IS NULL AND ${nulls.cond}`;
+      return desc ? [nulls] : [nulls, { cond: `${o} IS NOT NULL`, params: [] }];
+    }
+    if (f.field.type === 'hierarchy' && typeof v === 'string') v = hierarchySortKey(v);
+    const values = range(`${o}, "created", "id"`, [v, ...key]);
+    return desc ? [values, { cond: `${o} IS NULL`, params: [] }] : [values];
   }
 
   /**
@@ -212,15 +251,37 @@ export class DataSession {
     return ` ORDER BY ${first}"created"${dir}, "id"${dir}`;
   }
 
+  /**
+   * Between two chunks of a long read: SQLite answers synchronously, so the read waits for the next
+   * turn of the event loop and the requests waiting meanwhile are served first (docs/queries.md);
+   * PostgreSQL waits for every read already.
+   */
+  pause(): void | Promise<void> {
+    return this.#engine.dialect === 'sqlite' ? new Promise<void>((r) => setImmediate(r)) : undefined;
+  }
+
   /** Rows of a query, decoded (id, created, modified, container, then the fields in order). */
   select(spec: QuerySpec): unknown[][] | Promise<unknown[][]> {
+    if (spec.a === undefined || spec.l === undefined) return this.#select(spec);
+    const parts = this.#after(this.#table(spec.m), spec, spec.a);
+    const limit = spec.l;
+    const from = (i: number, got: unknown[][]): unknown[][] | Promise<unknown[][]> =>
+      then(this.#select(i === 0 ? spec : { ...spec, l: limit - got.length }, parts[i]), (rows) => {
+        const all = got.length ? got.concat(rows) : rows;
+        return i + 1 < parts.length && all.length < limit ? from(i + 1, all) : all;
+      });
+    return from(0, []);
+  }
+
+  #select(spec: QuerySpec, after?: After): unknown[][] | Promise<unknown[][]> {
     const t = this.#table(spec.m);
     const params: SqlValue[] = [];
-    const where = this.#where(t, spec, params);
-    // One row at most (an id lookup): no order, no limit. A limit of 1 (get, optional) is written
-    // into the SQL (a bound LIMIT costs SQLite a plan per call); other limits are parameters.
+    const where = this.#where(t, spec, params, after);
+    // One row at most (an id lookup): no order, no limit. A limit of 1 (get, optional) and a
+    // chunk's are written into the SQL (a bound LIMIT costs SQLite a plan per call); other limits
+    // are parameters.
     const byId = spec.l !== 0 && spec.w.length === 1 && spec.w[0]![0] === 'id' && spec.w[0]![1] === 'eq';
-    const limit = byId || spec.l === undefined ? '' : spec.l === 1 ? ' LIMIT 1' : ' LIMIT ?';
+    const limit = byId || spec.l === undefined ? '' : spec.l === 1 || spec.l === READ_CHUNK ? ` LIMIT ${spec.l}` : ' LIMIT ?';
     const key = `s|${this.#writer ? 'w' : 'r'}|${spec.m}|${where}|${spec.o ?? ''}|${limit}`;
     let sql = this.#sql.get(key);
     if (sql === undefined) {
