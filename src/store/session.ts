@@ -12,6 +12,7 @@ import { checkBoolean, checkDate, checkInteger, hierarchySortKey, renderMarkdown
 import { then } from '../shared/index.js';
 import { StoreError, type Dialect, type Engine, type Row, type SqlValue, type Writer } from './types.js';
 import { q, type FieldLayout, type TableLayout } from './tables.js';
+import { profileExists, profileUser } from './profiles.js';
 
 /** Most writes (creates, updates, removals) one request may make. */
 export const WRITE_LIMIT = 100;
@@ -343,6 +344,17 @@ export class DataSession {
     }
   }
 
+  /** A profile table without its unique index (profiles.ts): a second profile is refused by a query. */
+  #profileTaken(t: TableLayout, container: string | null, values: Record<string, unknown>): void | Promise<void> {
+    const user = profileUser(t)!;
+    const id = values[user.field.name];
+    if (typeof id !== 'string') return;
+    const sql = `SELECT 1 FROM ${q(t.table)} WHERE ${container === null ? '"container" IS NULL' : '"container" = ?'} AND ${q(user.column)} = ? LIMIT 1`;
+    return then(this.#all(sql, container === null ? [id] : [container, id]), (rows) => {
+      if (rows.length) throw profileExists(t);
+    });
+  }
+
   /** A unique-index conflict becomes a 409 naming the field. */
   #conflict(e: unknown, sql: string): unknown {
     if (!(e instanceof StoreError) || e.code !== 'LW_STORE_UNIQUE') return e;
@@ -351,6 +363,7 @@ export class DataSession {
     const c = e.constraint ?? '';
     const name = /f_(\w+)/.exec(c)?.[1] ?? (t ? new RegExp(`^lw_${table}_(\\w+)_u$`).exec(c)?.[1] : undefined);
     const field = name && t?.byName.get(name)?.field;
+    if (t && field && field.profile === 'user') return profileExists(t);
     return new LanewayError(
       'LW_MODEL_UNIQUE',
       field ? `another ${table} has this ${field.label} already ("${field.name}" is unique)` : `another ${table} has the same unique value`,
@@ -377,7 +390,8 @@ export class DataSession {
       const cols = this.#columns(t, op[6]);
       const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
       const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
-      return then(this.#run(w, sql, [op[2], op[3], op[4], op[5], ...cols.map((c) => c[1])]), () => undefined);
+      const insert = () => then(this.#run(w, sql, [op[2], op[3], op[4], op[5], ...cols.map((c) => c[1])]), () => undefined);
+      return t.duplicateProfiles ? then(this.#profileTaken(t, op[5], op[6]), insert) : insert();
     }
     if (op[0] === 'u') {
       const cols = this.#columns(t, op[4]);
