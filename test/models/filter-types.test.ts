@@ -34,6 +34,14 @@ const APP = {
     'try { const names = []; pick().forEach((i) => { names.push(i.name); }); out = {names}; } catch (e) { out = {error: String(e.message)}; }',
     'out;',
   ].join('\n'),
+  // Writes: a time given as milliseconds that are not whole, or beyond a Date's range.
+  'write/POST.js': [
+    "import {Item} from '📦';",
+    "import {ms} from 'form';",
+    'let out;',
+    "try { const i = new Item().name('w').when(Number(ms)); out = {when: i.when.getTime()}; } catch ($ModelInvalid) { out = {invalid: $ModelInvalid.message}; }",
+    'out;',
+  ].join('\n'),
   'uncaught/nan/GET.js': "import {Item} from '📦';\nItem.qty(NaN).count();\n",
   'uncaught/text/GET.js': "import {Item} from '📦';\nItem.qty('abc').count();\n",
 };
@@ -68,6 +76,16 @@ for (const engine of ENGINES) {
 
     it('values of the type find the same records on both engines', async () => {
       for (let n = 0; n < GOOD.length; n++) assert.deepEqual((await one(100 + n)).names?.sort(), GOOD[n], `case ${100 + n}`);
+    });
+
+    it('a write of a time refuses milliseconds that are not whole or beyond a Date, on both engines', async () => {
+      const write = async (ms: string) => {
+        const r = await s.request('POST', '/write', { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, `ms=${ms}`);
+        assert.equal(r.status, 200, r.text);
+        return JSON.parse(r.text) as Record<string, unknown>;
+      };
+      assert.deepEqual(await write('1717200000000'), { when: 1717200000000 });
+      for (const ms of ['1.5', '1e300', 'NaN']) assert.deepEqual(await write(ms), { invalid: 'When must be a time' }, ms);
     });
 
     it('uncaught, the refusal is a 500, the same on both engines', async () => {
