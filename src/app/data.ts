@@ -706,7 +706,8 @@ export class AppData {
       const { list: _list, ...single } = f;
       f = { ...single, optional: false };
     }
-    if (f.type === 'timestamp' && typeof value === 'number') return Number.isFinite(value) ? [1, value] : [0, `${f.label} must be a time`];
+    // Whole milliseconds within a Date's range: both engines store them exactly (a column of integers).
+    if (f.type === 'timestamp' && typeof value === 'number') return Number.isInteger(value) && Math.abs(value) <= 8.64e15 ? [1, value] : [0, `${f.label} must be a time`];
     if (f.type === 'image') {
       if (!this.images) return [0, `${f.label} cannot be stored: the database is not open`];
       const r = this.images.checkValue(model, field, value);

@@ -369,6 +369,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     }
     const applied = app.data?.store?.migration.applied ?? [];
     io.out(applied.length ? applied.map((c) => `${c.model}: ${c.description}`).join('\n') : 'the database matches the definitions');
+    for (const n of app.data?.store?.notices ?? []) io.err(`laneway migrate: ${n}`);
     await closeAppData(app);
     return 0;
   }
@@ -617,6 +618,7 @@ function enableDevSignIn(app: App, users: readonly DevUser[]): number {
 /** Logs the schema changes the start applied (additive ones), app and nested sites: none when the database was up to date. */
 function logMigrations(app: App, logger: { info(message: string): void }): void {
   for (const c of app.data?.store?.migration.applied ?? []) logger.info(`database: ${c.model}: ${c.description} (applied at start)`);
+  for (const n of app.data?.store?.notices ?? []) logger.info(`database: ${n}`);
   for (const m of app.mounts) logMigrations(m.app, logger);
 }
 

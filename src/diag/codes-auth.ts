@@ -19,6 +19,7 @@ export const AUTH_CODES = {
   LW_AUTH_PROVIDER_CONFIG: "The server's settings for a provider are wrong or missing: client id or secret, an http issuer that is not loopback, a discovery document missing or for another issuer.",
   LW_AUTH_FORBIDDEN: "A script, supplier or view did something with a model that the visitor's roles do not allow (read, list, create, update, state, delete, access), or an endpoint's `👤: {only}` refused the visitor: 403.",
   LW_AUTH_ROLE_VALUE_UNKNOWN: "A profile's role was set to a name that /👤.yaml does not declare (use Role.Name).",
+  LW_AUTH_PROFILE_EXISTS: 'A script made a second profile of one user in one container (or a second top-level profile): 409; change the existing profile instead.',
   LW_AUTH_REQUIRED: 'A page or script of an auth: required area was asked for by a visitor who is not signed in: a page is sent to /auth/, a JSON client gets 401.',
   LW_AUTH_DEV_USERS: 'laneway serve refused the development sign-in: LANEWAY_AUTH_DEV_USERS is set without --dev, cannot be read, or the app names a provider dev.',
   LW_AUTH_DEV_SIGNIN: 'A warning of laneway serve --dev: the development sign-in is on, and anyone who reaches the server may sign in as a test user (or the app has no users to sign in).',

@@ -19,9 +19,10 @@
  *   cannot wait ($lw_q), and otherwise restarts the call in the async variant ($lw_bail; see the SY
  *   comment in realm-source.ts). The async copy is written on one line; GeneratedScript.sourceLine
  *   maps its positions back to script lines.
- * - A call that may wait compiles to `(($lw_t = f(x)) instanceof $lw_P ? ($lw_r.p(), $lw_t = await
- *   $lw_t, $lw_r.q(), $lw_t) : $lw_t)` (`yield` at the top level): only a real Promise is waited
- *   for; p/q pause and resume the CPU clock around it.
+ * - A call that may wait compiles to `(($lw_t = f(x)) instanceof $lw_P ? $lw_b.q(await $lw_b.p($lw_t))
+ *   : $lw_t)` (`yield` at the top level): only a real Promise is waited for; p pauses the CPU clock
+ *   and q resumes it and makes the request's budget current again, whether the wait ended with a
+ *   value or a rejection (which q then throws: see Budget.p in realm-source.ts).
  * - Computed keys go through `$lw_key` (forbidden names), writes through `$lw_set` (forbidden names,
  *   hook functions, array length caps), `delete` through `$lw_del` (plain objects only).
  * - Top-level expression statements assign `$lw_cv`, so the completion value follows ECMAScript's
@@ -115,7 +116,7 @@ class Generator {
     }
     if (kind === 'endpoint' && this.#opts.models) {
       // Pending writes, then records and queries as JSON data (may wait for the database).
-      this.#emit(' $lw_t = $lw_out($lw_cv); if ($lw_t instanceof $lw_P) { $lw_b.p(); $lw_t = yield $lw_t; $lw_b.q(); } return [$lw_t];');
+      this.#emit(' $lw_t = $lw_out($lw_cv); if ($lw_t instanceof $lw_P) $lw_t = $lw_b.q(yield $lw_b.p($lw_t)); return [$lw_t];');
     } else if (kind === 'endpoint') {
       this.#emit(' return [$lw_cv];');
     } else {
@@ -612,7 +613,7 @@ class Generator {
   #awaitCall(emitCall: () => void): void {
     this.#emit('(($lw_t = ');
     emitCall();
-    this.#emit(`) instanceof $lw_P ? ($lw_b.p(), $lw_t = ${this.#fn.top ? 'yield' : 'await'} $lw_t, $lw_b.q(), $lw_t) : $lw_t)`);
+    this.#emit(`) instanceof $lw_P ? $lw_b.q(${this.#fn.top ? 'yield' : 'await'} $lw_b.p($lw_t)) : $lw_t)`);
   }
 
   #arguments(args: AnyNode[]): void {

@@ -76,6 +76,11 @@ const TICKS = 64;
 class Signal {
   constructor(code, message) { this.code = code; this.message = message; freeze(this); }
 }
+// What a rejected Promise gives through Budget.p; never reaches script code (Budget.q throws e).
+class Rejected {
+  constructor(e) { this.e = e; freeze(this); }
+}
+const rejected = (e) => new Rejected(e);
 // The budget of the request whose script code is running now, or null while host code runs. Every
 // way into script code sets it (a run's start, a host call of a script function, the resumption
 // after a wait) and every way out restores it: per-request state is read from the budget, never
@@ -137,9 +142,18 @@ class Budget {
     }
     if (S.cur === this) S.cur = null;
   }
-  // Around a real await: p before, q after (the request may have died meanwhile).
-  p() { this.leave(); }
-  q() { this.enter(); if (this.dead !== null) throw this.dead; }
+  // Around a real await, as q(await p(promise)): p stops the clock and carries a rejection as a
+  // fulfilment (Rejected), so that q runs after the wait whichever way it ended. q makes the budget
+  // current again and restarts the clock before the code after the await runs, or the catch block
+  // that receives the rejection (a caught $ModelNotFound, then more model calls); then it raises
+  // the request's end if it died meanwhile, else the rejection, else gives the value.
+  p(v) { this.leave(); return apply(then, v, [undefined, rejected]); }
+  q(v) {
+    this.enter();
+    if (this.dead !== null) throw this.dead;
+    if (v instanceof Rejected) throw v.e;
+    return v;
+  }
   check() {
     if (this.dead !== null) throw this.dead;
     if (!this.on) return;
@@ -263,7 +277,7 @@ const loop = (n, step, on, done) => {
 const loopAsync = async (i, v, n, step, on, done) => {
   const r = S.cur;
   for (;;) {
-    if (isP(v)) { if (r) r.p(); v = await v; if (r) r.q(); }
+    if (isP(v)) v = r ? r.q(await r.p(v)) : await v;
     if (on(i, v)) return noThen(done(true, i));
     if (++i >= n) return noThen(done(false, -1));
     v = step(i);
@@ -483,7 +497,7 @@ const sortWaiting = function* (a, cmp) {
       let i = lo, j = mid;
       while (i < mid && j < hi) {
         let v = cmp(src[j], src[i]);
-        if (isP(v)) { if (r) r.p(); v = yield v; if (r) r.q(); }
+        if (isP(v)) v = r ? r.q(yield r.p(v)) : yield v;
         v = ONumber(v);
         push(dst, v < 0 ? src[j++] : src[i++]);
       }

@@ -143,15 +143,19 @@ export class VisitorStore {
     return rows instanceof Promise ? rows.then(read) : read(rows);
   }
 
-  /** Whether a form-state id was submitted successfully already (read inside the request's transaction). */
-  async formUsed(w: Writer, id: string): Promise<boolean> {
-    const rows = await w.all(`SELECT 1 FROM "lw__form_used" WHERE "id" = ${this.#p(1)}`, [id]);
+  /**
+   * Marks a form-state id as submitted, in the request's own transaction; false when it was
+   * submitted already. One statement that skips an existing row rather than failing on it: a
+   * replay sent while the first submission is still running waits for that one's transaction
+   * (PostgreSQL) and is then refused like any replay, never with a unique-violation error (which
+   * would also abort the request's transaction on PostgreSQL; docs/forms.md).
+   */
+  async claimForm(w: Writer, id: string, now = Date.now()): Promise<boolean> {
+    const rows = await w.all(
+      `INSERT INTO "lw__form_used" ("id", "expires") VALUES (${this.#p(1)}, ${this.#p(2)}) ON CONFLICT ("id") DO NOTHING RETURNING "id"`,
+      [id, now + FORM_TTL_MS + 60_000],
+    );
     return rows.length > 0;
-  }
-
-  /** Marks a form-state id as submitted, in the request's own transaction (a replay conflicts). */
-  useForm(w: Writer, id: string, now = Date.now()): void | Promise<void> {
-    return w.run(`INSERT INTO "lw__form_used" ("id", "expires") VALUES (${this.#p(1)}, ${this.#p(2)})`, [id, now + FORM_TTL_MS + 60_000]);
   }
 
   /** Deletes expired rows; returns how many. */

@@ -138,8 +138,6 @@ export class Visitor {
     let ok: boolean;
     if (id.startsWith('f')) ok = this.#ctx.signer.checkFormToken(id, this.known, form, FORM_TTL_MS);
     else ok = (await this.formState(id, form)) !== undefined;
-    if (!ok || (await this.#ctx.store.formUsed(w, id))) return false;
-    await this.#ctx.store.useForm(w, id);
-    return true;
+    return ok && (await this.#ctx.store.claimForm(w, id));
   }
 }

@@ -8,6 +8,7 @@ import type { ModelSchema } from '../models/index.js';
 import { syncSchema, type SyncResult } from './migrate.js';
 import { DataSession } from './session.js';
 import { openSqlite } from './sqlite.js';
+import { markDuplicateProfiles } from './profiles.js';
 import { layoutSchema, type TableLayout } from './tables.js';
 import type { Engine, Writer } from './types.js';
 
@@ -36,12 +37,15 @@ export class AppStore {
   readonly engine: Engine;
   readonly tables: Map<string, TableLayout>;
   readonly migration: SyncResult;
+  /** What the start found and could not change, for its log (users with two profiles: profiles.ts). */
+  readonly notices: string[];
   readonly #sql = new Map<string, string>();
 
-  private constructor(engine: Engine, tables: Map<string, TableLayout>, migration: SyncResult) {
+  private constructor(engine: Engine, tables: Map<string, TableLayout>, migration: SyncResult, notices: string[]) {
     this.engine = engine;
     this.tables = tables;
     this.migration = migration;
+    this.notices = notices;
   }
 
   static async open(schema: ModelSchema, options: StoreOptions): Promise<AppStore> {
@@ -55,8 +59,9 @@ export class AppStore {
     }
     const tables = layoutSchema(schema);
     try {
+      const notices = await markDuplicateProfiles(engine, tables);
       const migration = await syncSchema(engine, tables, { accept: options.accept ?? false });
-      return new AppStore(engine, tables, migration);
+      return new AppStore(engine, tables, migration, notices);
     } catch (e) {
       await engine.close();
       throw e;

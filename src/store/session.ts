@@ -8,10 +8,11 @@
  * committed (success) or rolled back (any failure). SQL texts are cached per query shape.
  */
 import { LanewayError } from '../diag/index.js';
-import { hierarchySortKey, renderMarkdown } from '../models/index.js';
+import { checkBoolean, checkDate, checkInteger, hierarchySortKey, renderMarkdown } from '../models/index.js';
 import { then } from '../shared/index.js';
 import { StoreError, type Dialect, type Engine, type Row, type SqlValue, type Writer } from './types.js';
 import { q, type FieldLayout, type TableLayout } from './tables.js';
+import { profileExists, profileUser } from './profiles.js';
 
 /** Most writes (creates, updates, removals) one request may make. */
 export const WRITE_LIMIT = 100;
@@ -75,6 +76,54 @@ function toMs(v: unknown): number {
   const t = Date.parse(String(v));
   if (!Number.isFinite(t)) throw badQuery(`"${String(v)}" is not a time`);
   return t;
+}
+
+/** Milliseconds a Date can hold (ECMAScript's time range), so that both engines store them exactly. */
+const MAX_MS = 8.64e15;
+
+/**
+ * A filter's value checked against the field's type before any SQL (docs/queries.md, "Values of
+ * the wrong type"). SQLite would compare any value with any column, and PostgreSQL refuses one its
+ * column type cannot read (with a message of its own): checked here, both engines answer alike,
+ * with an LW_MODEL_QUERY error naming the query. Types stored as text compare as text on both.
+ */
+function filterValue(t: TableLayout, name: string, op: FilterOp, f: FieldLayout | undefined, v: unknown): unknown {
+  if (v === null || v === undefined) return v;
+  const type = f ? f.field.type : name === 'id' ? 'id' : 'timestamp';
+  const wrong = (what: string): LanewayError => {
+    const shown = typeof v === 'string' ? JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : `a${Array.isArray(v) ? 'n array' : 'n object'}`;
+    return badQuery(`${t.model.name}.${name}${op === 'eq' ? '' : '_' + op}(${shown}): ${t.model.name}.${name} is ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} field; ${what}`);
+  };
+  switch (type) {
+    case 'integer': {
+      const r = checkInteger(typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? v : NaN, { min: -(2 ** 63) });
+      if (!r.ok) throw wrong(`pass a whole number between -9223372036854775808 and 9223372036854775807 (a number, or its digits as text)`);
+      return r.value;
+    }
+    case 'double': {
+      const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(v) ? Number(v) : NaN;
+      if (!Number.isFinite(n)) throw wrong('pass a finite number (a number, or its digits as text)');
+      return n;
+    }
+    case 'boolean': {
+      const r = checkBoolean(v);
+      if (!r.ok) throw wrong('pass true or false');
+      return r.value;
+    }
+    case 'timestamp': {
+      // Dates reach the store as milliseconds (the script runtime's storeForm).
+      const ms = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : v instanceof Date ? v.getTime() : NaN;
+      if (!Number.isInteger(ms) || Math.abs(ms) > MAX_MS) throw wrong('pass a Date or an ISO-8601 time, such as 2024-05-06T14:30:00Z');
+      return ms;
+    }
+    case 'date': {
+      const r = checkDate(v);
+      if (!r.ok) throw wrong(`pass a date as text, such as 2024-05-06 (it ${r.message})`);
+      return r.value;
+    }
+    default:
+      return v;
+  }
 }
 
 /** A value for a column (filters and writes). */
@@ -176,7 +225,7 @@ export class DataSession {
         continue;
       }
       const { column, field } = filterColumn(t, name);
-      let v = encodeValue(field, name, value);
+      let v = encodeValue(field, name, filterValue(t, name, op, field, value));
       if (field?.field.type === 'hierarchy' && typeof v === 'string') v = hierarchySortKey(v);
       if (v === null) {
         if (op !== 'eq') throw badQuery(`${t.model.name}.${name}_${op}(null) compares with nothing: pass a value`);
@@ -356,6 +405,17 @@ export class DataSession {
     }
   }
 
+  /** A profile table without its unique index (profiles.ts): a second profile is refused by a query. */
+  #profileTaken(t: TableLayout, container: string | null, values: Record<string, unknown>): void | Promise<void> {
+    const user = profileUser(t)!;
+    const id = values[user.field.name];
+    if (typeof id !== 'string') return;
+    const sql = `SELECT 1 FROM ${q(t.table)} WHERE ${container === null ? '"container" IS NULL' : '"container" = ?'} AND ${q(user.column)} = ? LIMIT 1`;
+    return then(this.#all(sql, container === null ? [id] : [container, id]), (rows) => {
+      if (rows.length) throw profileExists(t);
+    });
+  }
+
   /** A unique-index conflict becomes a 409 naming the field. */
   #conflict(e: unknown, sql: string): unknown {
     if (!(e instanceof StoreError) || e.code !== 'LW_STORE_UNIQUE') return e;
@@ -364,6 +424,7 @@ export class DataSession {
     const c = e.constraint ?? '';
     const name = /f_(\w+)/.exec(c)?.[1] ?? (t ? new RegExp(`^lw_${table}_(\\w+)_u$`).exec(c)?.[1] : undefined);
     const field = name && t?.byName.get(name)?.field;
+    if (t && field && field.profile === 'user') return profileExists(t);
     return new LanewayError(
       'LW_MODEL_UNIQUE',
       field ? `another ${table} has this ${field.label} already ("${field.name}" is unique)` : `another ${table} has the same unique value`,
@@ -390,7 +451,8 @@ export class DataSession {
       const cols = this.#columns(t, op[6]);
       const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
       const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
-      return then(this.#run(w, sql, [op[2], op[3], op[4], op[5], ...cols.map((c) => c[1])]), () => undefined);
+      const insert = () => then(this.#run(w, sql, [op[2], op[3], op[4], op[5], ...cols.map((c) => c[1])]), () => undefined);
+      return t.duplicateProfiles ? then(this.#profileTaken(t, op[5], op[6]), insert) : insert();
     }
     if (op[0] === 'u') {
       const cols = this.#columns(t, op[4]);

@@ -9,7 +9,7 @@
  * in both dialects (SQLite BINARY, PostgreSQL COLLATE "C").
  *
  * Every field that can be queried has an index (with the container first for contained models);
- * `unique` strings and `uid` fields have unique indexes. `lw__schema` remembers, per model, the
+ * `unique` strings, `uid` fields and a profile's `user` have unique indexes. `lw__schema` remembers, per model, the
  * columns as last applied, so that start-up can tell additive changes from narrowing ones.
  */
 import type { FieldDefinition, ModelDefinition, ModelSchema } from '../models/index.js';
@@ -49,6 +49,12 @@ export interface TableLayout {
   indexes: Array<{ name: string; columns: string[]; unique: boolean }>;
   /** Column of the natural order (before created, id): a hierarchy sort key or an `order: true` field. */
   orderColumn?: string;
+  /**
+   * A profile model whose table held users with two profiles in one container at start: its
+   * `user` index is not unique, and a new profile is checked by a query instead (not under
+   * concurrency) until the duplicates are removed and the app started again.
+   */
+  duplicateProfiles?: number;
 }
 
 export const q = (name: string): string => `"${name}"`;
@@ -107,7 +113,9 @@ export function layoutModel(model: ModelDefinition): TableLayout {
     }
     if (field.order && orderColumn === undefined) orderColumn = column;
     if (layout.queryable) {
-      const unique = field.unique || field.type === 'uid';
+      // A profile's user: one profile per user and container (per user for a top-level profile;
+      // docs/permissions.md). Not made on a database already holding two (index.ts AppStore.open).
+      const unique = field.unique || field.type === 'uid' || field.profile === 'user';
       const on = field.type === 'uid' ? [column] : [...scope, field.type === 'hierarchy' ? layout.extra! : column];
       indexes.push({ name: `${table}_${field.name}${unique ? '_u' : ''}`, columns: on, unique });
     }

@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LanewayError } from '../../src/diag/index.js';
+import { currentBudgetToken } from '../../src/script/realm.js';
 import { compile, context, delay, describe as show, run, value } from './helpers.js';
 
 /** A model-like capability whose every method answers through a Promise. */
@@ -90,6 +91,29 @@ ids.forEach((id) => { seen.push(Task.title(id)) });
       maybe: 'write',
       none: undefined,
     });
+  });
+
+  it('after a caught rejection, the request\'s limits apply again: the string limit', async () => {
+    // The catch block runs with the request's budget current (docs/architecture.md, "The request
+    // budget"), at the top level and inside an arrow that waits.
+    const top = `import {Task} from '📦'\nlet s = ''\ntry { Task.get(9) } catch (e) { s = 'x'.repeat(200) }\ns.length`;
+    const inner = `import {Task} from '📦'\nconst f = () => { try { return Task.get(9).title } catch (e) { return 'x'.repeat(200) } }\nf().length`;
+    for (const source of [top, inner]) {
+      const outcome = await run(source, { imports: { Task: taskModel() }, limits: { maxStringLength: 100 } });
+      assert.equal(outcome.kind, 'limit', show(outcome));
+      assert.equal((outcome as { error: { code: string } }).error.code, 'LW_SCRIPT_STRING_LIMIT');
+    }
+  });
+
+  it('after a caught rejection, host calls and later waits run with the request current', async () => {
+    const seen: unknown[] = [];
+    const source = `import {Task} from '📦'\nimport {probe} from 'm'\nconst f = () => Task.get(9).title\nlet r = []\ntry { f() } catch (e) { r.push(probe(), Task.get(1).title) }\ntry { Task.get(8) } catch (e) { r.push(probe()) }\nr.push(Task.title(3), probe())\nr`;
+    const probe = () => {
+      seen.push(currentBudgetToken() !== null);
+      return 'p';
+    };
+    assert.deepEqual(await value(source, { imports: { Task: taskModel(), probe } }), ['p', 'write', 'p', 'ship', 'p']);
+    assert.deepEqual(seen, [true, true, true]);
   });
 
   it('lets scripts catch a rejected host Promise', async () => {
