@@ -1,7 +1,8 @@
 /**
  * The image worker's leases and sweep, beside the black-box tests of test/images/lifecycle.test.ts:
- * which lease holders are known to be gone (a process of this host that no longer exists), and a
- * sweep that runs again every `sweepEveryMs`, not only at the start (docs/images.md).
+ * which lease holders are known to be gone (a process of this host that no longer exists), the
+ * holder's column added to a table made before it, and a sweep that runs again every
+ * `sweepEveryMs`, not only at the start (docs/images.md).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '../../src/store/index.js';
+import { openSqlite, type Engine } from '../../src/store/index.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { startPostgres } from '../support/postgres.js';
 import { ensureImageTables, ImageFiles, ImageWorker } from '../../src/images/index.js';
 import { holderIsGone, leaseHolder } from '../../src/images/worker.js';
 
@@ -26,6 +29,36 @@ describe('lease holders', () => {
     assert.equal(holderIsGone(''), false);
     assert.equal(holderIsGone('not a holder'), false);
   });
+});
+
+describe('a table made before leases had holders', () => {
+  const engines: Array<{ name: string; open(dir: string): Promise<Engine> }> = [
+    { name: 'sqlite', open: async (dir) => openSqlite(join(dir, 'db.sqlite')) },
+    { name: 'postgres', open: async () => openPostgres(await (await startPostgres()).createDatabase()) },
+  ];
+  for (const e of engines) {
+    it(`gets the lease_holder column, its rows kept (${e.name})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'laneway-image-table-'));
+      const engine = await e.open(dir);
+      try {
+        const int = engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
+        await engine.withSchemaLock(async (w) => {
+          await w.run(
+            `CREATE TABLE "lw__image" ("id" TEXT PRIMARY KEY, "model" TEXT NOT NULL, "field" TEXT NOT NULL, "public" INTEGER NOT NULL, "state" TEXT NOT NULL, "attached" INTEGER NOT NULL, "created" ${int} NOT NULL, "src" TEXT, "width" INTEGER, "height" INTEGER, "lease_until" ${int}, "error" TEXT)`,
+            [],
+          );
+          await w.run(`INSERT INTO "lw__image" ("id", "model", "field", "public", "state", "attached", "created") VALUES ('AAAAAAAAAAAAAAAAAAAAAA', 'Post', 'image', 1, 'uploaded', 1, 1)`, []);
+        });
+        await ensureImageTables(engine);
+        await ensureImageTables(engine);
+        const rows = await engine.reader.all(`SELECT "id", "lease_holder" FROM "lw__image"`, []);
+        assert.deepEqual(rows, [['AAAAAAAAAAAAAAAAAAAAAA', null]]);
+      } finally {
+        await engine.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe('the sweep', () => {
