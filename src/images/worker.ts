@@ -66,9 +66,9 @@ export const TEST_HOLD_ENV = 'LANEWAY_TEST_ONLY_IMAGE_HOLD_MS';
  * What tells this host's processes from others': the host name, the boot (a restarted machine
  * reuses pids) and the pid namespace (containers on one host each count pids from 1).
  */
-let host: string | undefined;
+let thisHost: string | undefined;
 function hostKey(): string {
-  if (host !== undefined) return host;
+  if (thisHost !== undefined) return thisHost;
   const read = (f: () => string) => {
     try {
       return f().trim();
@@ -78,7 +78,7 @@ function hostKey(): string {
   };
   const boot = read(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')).slice(0, 8);
   const ns = /\[(\d+)\]/.exec(read(() => readlinkSync('/proc/self/ns/pid')))?.[1] ?? '';
-  return (host = [hostname(), boot, ns].filter(Boolean).join('~'));
+  return (thisHost = [hostname(), boot, ns].filter(Boolean).join('~'));
 }
 
 const HOLDER = /^(\d+)@(.+)#([A-Za-z0-9_-]+)$/;
