@@ -23,7 +23,7 @@
  * would double the memory a pass needs. Passes run one at a time (src/shared/passes.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Passes } from '../shared/index.js';
 import type { Engine } from '../store/index.js';
@@ -55,12 +55,13 @@ export const DEFAULT_IMAGE_TIMINGS: ImageTimings = {
 };
 
 /**
- * TEST ONLY: with NODE_ENV=test, the worker holds each image it has taken a lease on for this
- * many milliseconds before processing it (renewing the lease meanwhile), and logs
- * `TEST ONLY: holding image <id>`, so that a test can kill the process while it processes an
- * image. Inert otherwise, announced when on.
+ * TEST ONLY: with NODE_ENV=test, while the file this names exists, the worker holds each image it
+ * has taken a lease on before processing it (renewing the lease meanwhile; 2 minutes at most),
+ * having logged `TEST ONLY: holding image <id> (pid <pid>)`, so that a test can kill the process
+ * while it processes an image, then remove the file. Inert otherwise, announced when on.
  */
-export const TEST_HOLD_ENV = 'LANEWAY_TEST_ONLY_IMAGE_HOLD_MS';
+export const TEST_HOLD_ENV = 'LANEWAY_TEST_ONLY_IMAGE_HOLD';
+const TEST_HOLD_LIMIT_MS = 120_000;
 
 /**
  * What tells this host's processes from others': the host name, the boot (a restarted machine
@@ -128,7 +129,7 @@ export class ImageWorker {
   readonly #onReady: ((id: string) => void) | undefined;
   readonly #passes: Passes;
   readonly #holder = leaseHolder(randomBytes(6).toString('base64url'));
-  readonly #testHoldMs: number;
+  readonly #testHold: string | undefined;
   #lastSweep = -Infinity;
   #lastError: string | undefined;
 
@@ -141,7 +142,7 @@ export class ImageWorker {
     this.#sql = imageSql(engine.dialect);
     this.#onReady = options.onReady;
     this.#passes = new Passes(() => this.#run(), this.#t.pollMs);
-    this.#testHoldMs = testHoldMs(this.#log);
+    this.#testHold = testHoldFile(this.#log);
   }
 
   start(): void {
@@ -244,9 +245,10 @@ export class ImageWorker {
       this.#log.error(`images: the upload ${id} is not in ${this.#files.dir} on this instance; with several instances, every one must share that directory (docs/images.md)`, { code: 'LW_IMAGE_STORE', id });
       return;
     }
-    if (this.#testHoldMs > 0) {
-      this.#log.info(`TEST ONLY: holding image ${id}`);
-      await new Promise((r) => setTimeout(r, this.#testHoldMs));
+    if (this.#testHold && existsSync(this.#testHold)) {
+      this.#log.info(`TEST ONLY: holding image ${id} (pid ${process.pid})`);
+      const end = Date.now() + TEST_HOLD_LIMIT_MS;
+      while (existsSync(this.#testHold) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     }
     let result;
     try {
@@ -285,10 +287,10 @@ export class ImageWorker {
   }
 }
 
-/** The test-only hold (TEST_HOLD_ENV), in milliseconds; 0 unless NODE_ENV is `test`. */
-function testHoldMs(log: ImageLog): number {
-  const ms = Number(process.env[TEST_HOLD_ENV] ?? '');
-  if (!(ms > 0) || process.env.NODE_ENV !== 'test') return 0;
-  log.error(`TEST ONLY: ${TEST_HOLD_ENV}=${ms} with NODE_ENV=test: every image is held ${ms} ms before it is processed`);
-  return ms;
+/** The file of the test-only hold (TEST_HOLD_ENV); none unless NODE_ENV is `test`. */
+function testHoldFile(log: ImageLog): string | undefined {
+  const file = process.env[TEST_HOLD_ENV];
+  if (!file || process.env.NODE_ENV !== 'test') return undefined;
+  log.error(`TEST ONLY: ${TEST_HOLD_ENV}=${file} with NODE_ENV=test: while that file exists, every image is held before it is processed`);
+  return file;
 }

@@ -4,10 +4,11 @@
  * needs `npm run build`):
  *
  * - a process killed (SIGKILL) while it processes an image leaves a lease behind; the process
- *   started next takes it back at once (its holder, on this host, no longer exists) and the image
- *   is served within seconds, not when the lease would have ended. The kill is timed with the
- *   worker's TEST ONLY hold (TEST_HOLD_ENV, src/images/worker.ts): it holds the image, lease
- *   taken, until the test has killed the process;
+ *   started next (or, with `--workers 2`, the other worker or the replacement) takes it back at
+ *   once (its holder, on this host, no longer exists) and the image is served within seconds, not
+ *   when the lease would have ended. The kill is timed with the worker's TEST ONLY hold
+ *   (TEST_HOLD_ENV, src/images/worker.ts): while a file exists, it holds the image, lease taken;
+ *   the test kills the process, then removes the file;
  * - what a kill leaves in the images directory is swept at the next start: upload files without
  *   a row, upload files of images done since, temporary files, and uploads never attached, once
  *   older than a day (their files' times and their rows' `created` are set into the past here);
@@ -91,46 +92,72 @@ async function sql(engine: string, data: string, url: string | undefined, text: 
 
 for (const engine of ENGINES) {
   describe(`images across kills and restarts (${engine.name})`, () => {
-    /** One process at a time on the app's files and data (`--workers 1`: one process on PostgreSQL too). */
+    /** The app's files and data, and a server on them (`--workers 1`: one process on PostgreSQL too, unless told). */
     const setup = async () => {
       const dir = writeApp(APP, temporaryDir('laneway-images-app-'));
       const data = temporaryDir('laneway-images-data-');
       const url = (await engine.data()).databaseUrl;
-      const start = (env: Record<string, string> = {}) => serve(dir, ['--workers', '1', '--data', data], { ...(url ? { DATABASE_URL: url } : {}), ...env });
-      return { data, url, start };
+      const hold = join(data, 'hold');
+      const start = (workers = 1) => serve(dir, ['--workers', String(workers), '--data', data], { ...(url ? { DATABASE_URL: url } : {}), NODE_ENV: 'test', [TEST_HOLD_ENV]: hold });
+      return { data, url, hold, start };
+    };
+
+    /** Stores an upload in a record; answers once a worker holds it, lease taken (the pid of that worker). */
+    const storeHeld = async (s: Served, hold: string) => {
+      writeFileSync(hold, '');
+      const { url, id, v } = await upload(s);
+      const mark = s.lines.length;
+      assert.equal((await v.post('/store', { url }, { Accept: 'application/json' })).status, 200);
+      const held = await s.waitFor((l) => new RegExp(`^TEST ONLY: holding image ${id} \\(pid \\d+\\)$`).test(l.message), 'the image held', mark);
+      return { id, pid: Number(/pid (\d+)/.exec(held.message)![1]) };
+    };
+
+    /** The image, answered 200 within 10 s: seconds, where a dead process's lease would have held it for its whole length. */
+    const servedSoon = async (s: Served, id: string, holder: number) => {
+      const served = await until(async () => {
+        const r = await s.get(`/__/images/${id}`);
+        return r.status === 200 ? r : undefined;
+      }, `GET /__/images/${id} answered 200`, 10_000);
+      assert.equal(served.headers['content-type'], 'image/jpeg');
+      const meta = await sharp(served.body).metadata();
+      assert.deepEqual([meta.width, meta.height], [64, 48]);
+      assert.ok(s.lines.some((l) => new RegExp(`^images: took back the lease on ${id} from ${holder}@`).test(l.message)), s.text());
     };
 
     it('an image whose process was killed while processing it is served within seconds of the restart', async () => {
-      const { start } = await setup();
-      const first = await start({ NODE_ENV: 'test', [TEST_HOLD_ENV]: '120000' });
-      const { url, id, v } = await upload(first);
-      const mark = first.lines.length;
-      assert.equal((await v.post('/store', { url }, { Accept: 'application/json' })).status, 200);
-      // The worker has the lease and holds the image: killed now, it leaves the lease behind.
-      await first.waitFor((l) => l.message === `TEST ONLY: holding image ${id}`, 'the image held', mark);
-      process.kill(first.child.pid!, 'SIGKILL');
+      const { hold, start } = await setup();
+      const first = await start();
+      // Killed while it holds the image, the process leaves its lease behind.
+      const { id, pid } = await storeHeld(first, hold);
+      assert.equal(pid, first.child.pid);
+      process.kill(pid, 'SIGKILL');
       await first.exited;
-
+      rmSync(hold);
       const second = await start();
       try {
-        // Seconds, where the dead process's lease would have held it for its whole length.
-        const served = await until(async () => {
-          const r = await second.get(`/__/images/${id}`);
-          return r.status === 200 ? r : undefined;
-        }, `GET /__/images/${id} answered 200`, 10_000);
-        assert.equal(served.headers['content-type'], 'image/jpeg');
-        const meta = await sharp(served.body).metadata();
-        assert.deepEqual([meta.width, meta.height], [64, 48]);
-        assert.ok(
-          second.lines.some((l) => new RegExp(`^images: took back the lease on ${id} from ${first.child.pid}@`).test(l.message)),
-          second.text(),
-        );
+        await servedSoon(second, id, pid);
       } finally {
         assert.equal(await second.stop(), 0);
       }
     });
 
+    it('--workers 2: an image whose worker was killed while processing it is served within seconds (by the other worker or the replacement)', async () => {
+      const { hold, start } = await setup();
+      const s = await start(2);
+      try {
+        const { id, pid } = await storeHeld(s, hold);
+        const mark = s.lines.length;
+        process.kill(pid, 'SIGKILL');
+        await s.waitFor((l) => l.code === 'LW_SERVE_WORKER_CRASHED' && l.pid === pid, 'the crash line', mark);
+        rmSync(hold);
+        await servedSoon(s, id, pid);
+      } finally {
+        assert.equal(await s.stop(), 0);
+      }
+    });
+
     it('the next start sweeps what killed uploads left: orphan and finished upload files, temporary files, unattached uploads; after a day only', async () => {
+      // No hold file: images are processed at once.
       const { data, url: databaseUrl, start } = await setup();
       const first = await start();
       const unattached = await upload(first);
