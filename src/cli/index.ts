@@ -480,7 +480,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const server = createServer(app, {
     log: logger,
     ...(hostRule && { hostRule }),
-    ...(devTools && { devHooks: devTools.hooks }),
+    ...(devTools && { devHooks: devTools.hooks, closeIdleOnStop: true }),
     ...(metrics && { observe: metrics.observe, platform: scaling.metrics.port === undefined ? { metrics: () => metrics.render() } : {} }),
   });
   let address;
@@ -550,8 +550,8 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       }
     }
     current = next;
-    server.replace(next);
-    void closeAppData(previous);
+    // The old app's data closes once the requests that started on it have finished.
+    void server.replace(next).then(() => closeAppData(previous));
     io.out('reloaded');
     devTools?.built(changed);
   };

@@ -4,7 +4,7 @@
  * does not listen: the supervisor hands it connections (`takeConnections`).
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { takeFreshAssets, type App } from '../app/index.js';
 import { precompressAssets } from './send.js';
@@ -23,6 +23,12 @@ export interface ServerOptions {
   keepAliveTimeoutMs?: number;
   /** Longest wait for in-flight requests when stopping (default 10 s). */
   shutdownTimeoutMs?: number;
+  /**
+   * Stopping closes idle keep-alive connections at once instead of leaving each one until its
+   * next answer or its keep-alive time (`laneway dev`: a browser holds its connections open,
+   * and retries a request whose kept connection was closed).
+   */
+  closeIdleOnStop?: boolean;
   /** `laneway dev` only (src/dev/): live reload and the error overlay; see DevHooks in handler.ts. */
   devHooks?: DevHooks;
   /** Told of every request (metrics, the supervisor's in-flight table); see RequestObserver in handler.ts. */
@@ -46,10 +52,18 @@ export interface LanewayServer {
    * src/supervisor/): answers the function that takes each one.
    */
   takeConnections(): (socket: Socket) => void;
-  /** Stops accepting, ends open event streams, waits for in-flight requests (bounded), closes the rest. */
+  /**
+   * Stops accepting, ends open event streams, answers the requests in flight and those that
+   * come on open connections (each with Connection: close), and closes each connection after its
+   * answer or at the end of its keep-alive time (bounded by shutdownTimeoutMs); see close() below.
+   */
   close(): Promise<void>;
-  /** Serves a newly loaded app from the next request on (requests in flight finish on the old one). */
-  replace(app: App): void;
+  /**
+   * Serves a newly loaded app from the next request on. Requests in flight finish on the old
+   * one: answers when they have (at most shutdownTimeoutMs later), so that the old app's data
+   * can be closed then.
+   */
+  replace(app: App): Promise<void>;
 }
 
 /**
@@ -68,6 +82,31 @@ function tuneGarbageCollector(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
 }
 
+/** Counts responses not yet closed; `finished` answers when none is left (or after `limitMs`). */
+class InFlight {
+  #count = 0;
+  #none: (() => void) | undefined;
+
+  track(res: { once(event: 'close', listener: () => void): unknown }): void {
+    this.#count++;
+    res.once('close', () => {
+      if (--this.#count === 0) this.#none?.();
+    });
+  }
+
+  finished(limitMs: number): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, limitMs);
+      timer.unref();
+      this.#none = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
 export function createServer(app: App, options: ServerOptions = {}): LanewayServer {
   tuneGarbageCollector();
   const logger = typeof options.log === 'object' ? options.log : createLogger(options.log ?? 'pretty');
@@ -75,8 +114,8 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
   const streams = new Set<StreamStopper>();
   let handler = createHandler(app, logger, streams, options.devHooks, options.observe);
   let current = app;
-  let inFlight = 0;
-  let idle: (() => void) | undefined;
+  // The requests that started on the app served now: `replace` waits for them to finish.
+  let served = new InFlight();
   let closing = false;
   // Connections handed over by takeConnections (Node counts only those its server accepted).
   const handed = new Set<Socket>();
@@ -93,12 +132,8 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
     },
     (req, res) => {
-      inFlight++;
-      res.once('close', () => {
-        inFlight--;
-        idle?.();
-      });
-      // Stopping: the connection closes after this answer rather than wait idle for another request.
+      // Stopping: the connection closes after this answer (Connection: close tells the client
+      // so) rather than wait idle for another request.
       if (closing) res.shouldKeepAlive = false;
       // Development: a Host that does not name this machine is refused before anything answers (host-rule.ts).
       if (hostRule && !hostRule.allows(req.headers.host)) {
@@ -109,6 +144,7 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
       }
       // /__/health, /__/ready, /__/metrics (health.ts), before the app: no access line, not counted.
       if (platform(req, res)) return;
+      served.track(res);
       handler(req, res);
     },
   );
@@ -133,6 +169,9 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
       current = next;
       handler = createHandler(next, logger, streams, options.devHooks, options.observe);
       void precompressAssets(takeFreshAssets());
+      const previous = served;
+      served = new InFlight();
+      return previous.finished(options.shutdownTimeoutMs ?? 10_000);
     },
     listen(port, host) {
       return new Promise((resolve, reject) => {
@@ -168,10 +207,14 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
     close() {
       closing = true;
       return new Promise((resolve) => {
-        // Stops accepting; Node also closes the idle keep-alive connections now. A connection
-        // accepted but not read yet is not idle (a supervisor's worker may be handed one just
-        // before it stops): its request is answered, like the ones in flight, each with
-        // Connection: close; a connection that falls idle after its answer is closed then.
+        // Stops accepting. An idle keep-alive connection is not closed now: a client may be
+        // sending its next request on it at this very moment, and would see the connection
+        // reset rather than answered (Node's own close() closes idle ones). Every connection
+        // stays open and read until its next request is answered, with Connection: close, after
+        // which it closes; or until its keep-alive time is over (keepAliveTimeoutMs, announced to
+        // clients in Keep-Alive: timeout=…, so that they stop using it before; Node closes it
+        // then). A connection accepted but not read yet (a supervisor's worker may be handed one
+        // just before it stops) is answered the same way. docs/deploy.md.
         const timer = setTimeout(() => {
           server.closeAllConnections();
           for (const socket of handed) socket.destroy();
@@ -182,12 +225,15 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
         const done = () => {
           if (--waiting > 0) return;
           clearTimeout(timer);
+          // Node's close() now, for what it does besides: it stops its timeout checks.
+          server.close();
           resolve();
         };
-        // A server that never listened (takeConnections) closes at once, with an error to say so.
-        server.close(() => done());
+        // net.Server's close: stops listening, leaves the open connections alone. A server that
+        // never listened (takeConnections) closes at once, with an error to say so.
+        NetServer.prototype.close.call(server, () => done());
+        if (options.closeIdleOnStop) server.closeIdleConnections();
         for (const stop of [...streams]) stop();
-        idle = () => server.closeIdleConnections();
         handedDrained = () => {
           handedDrained = undefined;
           done();

@@ -12,7 +12,8 @@
  * Every file is written under a temporary name in its final directory, flushed to disk, then
  * given its name by a hard link, which (unlike a rename) fails rather than replace a file that is
  * already there. A reader sees a whole file or none, and a crash never leaves a half-written file
- * under a real name. Only names of a strict form (`UPLOAD_ID`, `RESULT_NAME`) become paths.
+ * under a real name; the temporary files a crash leaves are swept (`removeTemporary`). Only names
+ * of a strict form (`UPLOAD_ID`, `RESULT_NAME`) become paths.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -22,6 +23,11 @@ import path from 'node:path';
 export const UPLOAD_ID = /^[A-Za-z0-9_-]{10,64}$/;
 /** What the name of a processed image looks like: `<sha256 hex>.jpg` or `.png`. */
 export const RESULT_NAME = /^[0-9a-f]{64}\.(?:jpg|png)$/;
+
+/** The temporary name of a file being written (writeNew). */
+const TEMP_NAME = /^\.[0-9a-f]{24}\.tmp$/;
+/** The directories of processed images: the first two hex digits of their names. */
+const RESULT_DIR = /^[0-9a-f]{2}$/;
 
 const EXTENSIONS = { jpeg: 'jpg', png: 'png' } as const;
 const DIR_MODE = 0o700;
@@ -56,6 +62,27 @@ async function writeNew(target: string, bytes: Uint8Array): Promise<void> {
   } finally {
     await fs.rm(temp, { force: true });
   }
+}
+
+/** The entries of `dir` whose names match `pattern`, with their modification times (none when `dir` is missing). */
+async function listNamed(dir: string, pattern: RegExp): Promise<Array<{ name: string; mtimeMs: number }>> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(dir);
+  } catch (e) {
+    if (isMissing(e)) return [];
+    throw e;
+  }
+  const found: Array<{ name: string; mtimeMs: number }> = [];
+  for (const name of entries.filter((n) => pattern.test(n))) {
+    try {
+      found.push({ name, mtimeMs: (await fs.stat(path.join(dir, name))).mtimeMs });
+    } catch (e) {
+      // Removed between readdir and stat.
+      if (!isMissing(e)) throw e;
+    }
+  }
+  return found;
 }
 
 export class ImageFiles {
@@ -99,23 +126,24 @@ export class ImageFiles {
 
   /** Every stored upload with its modification time, for sweeping the ones left too long. */
   async listUploads(): Promise<Array<{ id: string; mtimeMs: number }>> {
-    let entries: string[];
-    try {
-      entries = await fs.readdir(this.uploadsDir);
-    } catch (e) {
-      if (isMissing(e)) return [];
-      throw e;
-    }
-    const uploads: Array<{ id: string; mtimeMs: number }> = [];
-    for (const id of entries.filter((name) => UPLOAD_ID.test(name))) {
-      try {
-        uploads.push({ id, mtimeMs: (await fs.stat(path.join(this.uploadsDir, id))).mtimeMs });
-      } catch (e) {
-        // Removed between readdir and stat.
-        if (!isMissing(e)) throw e;
+    return (await listNamed(this.uploadsDir, UPLOAD_ID)).map((f) => ({ id: f.name, mtimeMs: f.mtimeMs }));
+  }
+
+  /**
+   * Deletes the temporary files (of writes that a crash or a kill cut short) last modified before
+   * `before`, in the uploads directory and in those of processed images; answers how many.
+   */
+  async removeTemporary(before: number): Promise<number> {
+    const dirs = [this.uploadsDir, ...(await listNamed(this.dir, RESULT_DIR)).map((d) => path.join(this.dir, d.name))];
+    let removed = 0;
+    for (const dir of dirs) {
+      for (const f of await listNamed(dir, TEMP_NAME)) {
+        if (f.mtimeMs >= before) continue;
+        await fs.rm(path.join(dir, f.name), { force: true });
+        removed++;
       }
     }
-    return uploads;
+    return removed;
   }
 
   /** Stores a processed image under its content's name (nothing to do when it is already there). */

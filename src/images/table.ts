@@ -12,7 +12,8 @@
  * | `state`       | `uploaded` → `ready` (processed) or `failed` (not an image after all)      |
  * | `src`         | the processed file (`<sha256>.jpg`), once ready                           |
  * | `width`,`height` | of the processed image (of the upload, before)                          |
- * | `lease_until` | a worker is processing it until this time                                  |
+ * | `lease_until` | a worker is processing it until this time (renewed while it works)        |
+ * | `lease_holder` | which worker: `<pid>@<host>#<instance>` (see worker.ts, leaseHolder)       |
  * | `error`       | why processing failed                                                      |
  *
  * A row is written only by the PUT that brought the bytes (so an upload URL is used once: a
@@ -46,12 +47,18 @@ const TEXTS = {
   attach: `UPDATE ${T} SET "attached" = 1 WHERE "id" = ?`,
   /** Ids of attached images waiting for processing: [now]. */
   due: `SELECT "id" FROM ${T} WHERE "attached" = 1 AND "state" = 'uploaded' AND ("lease_until" IS NULL OR "lease_until" < ?) ORDER BY "created" LIMIT 10`,
-  /** [leaseUntil, id, now]. */
-  claim: `UPDATE ${T} SET "lease_until" = ? WHERE "id" = ? AND "state" = 'uploaded' AND ("lease_until" IS NULL OR "lease_until" < ?) RETURNING "id"`,
+  /** [leaseUntil, holder, id, now]. */
+  claim: `UPDATE ${T} SET "lease_until" = ?, "lease_holder" = ? WHERE "id" = ? AND "state" = 'uploaded' AND ("lease_until" IS NULL OR "lease_until" < ?) RETURNING "id"`,
+  /** The heartbeat of the worker processing an image: [leaseUntil, id, holder]. */
+  renew: `UPDATE ${T} SET "lease_until" = ? WHERE "id" = ? AND "lease_holder" = ? AND "state" = 'uploaded'`,
+  /** Leases still running, with their holders: [now]. */
+  held: `SELECT "id", "lease_holder" FROM ${T} WHERE "attached" = 1 AND "state" = 'uploaded' AND "lease_until" >= ? LIMIT 100`,
+  /** A lease whose holder is gone, given back: [id, holder]. */
+  release: `UPDATE ${T} SET "lease_until" = NULL, "lease_holder" = NULL WHERE "id" = ? AND "lease_holder" = ? AND "state" = 'uploaded'`,
   /** [src, width, height, id]. */
-  ready: `UPDATE ${T} SET "state" = 'ready', "src" = ?, "width" = ?, "height" = ?, "lease_until" = NULL, "error" = NULL WHERE "id" = ?`,
+  ready: `UPDATE ${T} SET "state" = 'ready', "src" = ?, "width" = ?, "height" = ?, "lease_until" = NULL, "lease_holder" = NULL, "error" = NULL WHERE "id" = ?`,
   /** [error, id]. */
-  failed: `UPDATE ${T} SET "state" = 'failed', "error" = ?, "lease_until" = NULL WHERE "id" = ?`,
+  failed: `UPDATE ${T} SET "state" = 'failed', "error" = ?, "lease_until" = NULL, "lease_holder" = NULL WHERE "id" = ?`,
   /** Uploads never attached: [createdBefore]. */
   stale: `SELECT "id" FROM ${T} WHERE "attached" = 0 AND "created" < ? LIMIT 500`,
   remove: `DELETE FROM ${T} WHERE "id" = ? AND "attached" = 0`,
@@ -73,17 +80,24 @@ export function imageSql(dialect: Dialect): ImageSql {
   return BY_DIALECT[dialect];
 }
 
-/** Creates the table when missing (idempotent, under the schema lock). */
+/**
+ * Creates the table when missing, and adds `lease_holder` to a table made before it existed
+ * (idempotent, under the schema lock).
+ */
 export async function ensureImageTables(engine: Engine): Promise<void> {
   const int = engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
   const statements = [
     `CREATE TABLE IF NOT EXISTS ${T} ("id" TEXT PRIMARY KEY, "model" TEXT NOT NULL, "field" TEXT NOT NULL, "public" INTEGER NOT NULL, ` +
       `"state" TEXT NOT NULL, "attached" INTEGER NOT NULL, "created" ${int} NOT NULL, "src" TEXT, "width" INTEGER, "height" INTEGER, ` +
-      `"lease_until" ${int}, "error" TEXT)`,
+      `"lease_until" ${int}, "lease_holder" TEXT, "error" TEXT)`,
     `CREATE INDEX IF NOT EXISTS "${IMAGE_TABLE}_due" ON ${T} ("attached", "state")`,
   ];
   await engine.withSchemaLock(async (w) => {
     for (const s of statements) await w.run(s, []);
+    if (engine.dialect === 'postgres') await w.run(`ALTER TABLE ${T} ADD COLUMN IF NOT EXISTS "lease_holder" TEXT`, []);
+    else if (!(await w.all(`SELECT 1 FROM pragma_table_info('${IMAGE_TABLE}') WHERE "name" = 'lease_holder'`, [])).length) {
+      await w.run(`ALTER TABLE ${T} ADD COLUMN "lease_holder" TEXT`, []);
+    }
   });
 }
 
