@@ -19,7 +19,7 @@
  * second PUT meets the primary key), attached in the transaction of the write that stores it,
  * and finished by the worker (worker.ts).
  */
-import type { Dialect, Engine, Reader, Row, Writer } from '../store/index.js';
+import { ensureTables, type Dialect, type Engine, type Reader, type Row, type Writer } from '../store/index.js';
 
 export const IMAGE_TABLE = 'lw__image';
 
@@ -73,18 +73,19 @@ export function imageSql(dialect: Dialect): ImageSql {
   return BY_DIALECT[dialect];
 }
 
-/** Creates the table when missing (idempotent, under the schema lock). */
+/** Creates the table when missing (nothing is locked when it is there: src/store/catalog.ts). */
 export async function ensureImageTables(engine: Engine): Promise<void> {
   const int = engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
-  const statements = [
-    `CREATE TABLE IF NOT EXISTS ${T} ("id" TEXT PRIMARY KEY, "model" TEXT NOT NULL, "field" TEXT NOT NULL, "public" INTEGER NOT NULL, ` +
-      `"state" TEXT NOT NULL, "attached" INTEGER NOT NULL, "created" ${int} NOT NULL, "src" TEXT, "width" INTEGER, "height" INTEGER, ` +
-      `"lease_until" ${int}, "error" TEXT)`,
-    `CREATE INDEX IF NOT EXISTS "${IMAGE_TABLE}_due" ON ${T} ("attached", "state")`,
-  ];
-  await engine.withSchemaLock(async (w) => {
-    for (const s of statements) await w.run(s, []);
-  });
+  await ensureTables(engine, [
+    {
+      table: IMAGE_TABLE,
+      create:
+        `CREATE TABLE IF NOT EXISTS ${T} ("id" TEXT PRIMARY KEY, "model" TEXT NOT NULL, "field" TEXT NOT NULL, "public" INTEGER NOT NULL, ` +
+        `"state" TEXT NOT NULL, "attached" INTEGER NOT NULL, "created" ${int} NOT NULL, "src" TEXT, "width" INTEGER, "height" INTEGER, ` +
+        `"lease_until" ${int}, "error" TEXT)`,
+      indexes: [{ name: `${IMAGE_TABLE}_due`, columns: ['attached', 'state'], unique: false }],
+    },
+  ]);
 }
 
 export function rowOf(r: Row): ImageRow {

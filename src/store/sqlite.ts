@@ -15,7 +15,7 @@ import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreError, type Engine, type Reader, type Row, type SqlValue, type Writer } from './types.js';
+import { StoreError, type Engine, type Reader, type Row, type SchemaSession, type SqlValue, type Writer } from './types.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[], unknown>;
@@ -209,6 +209,22 @@ export function openSqlite(file: string): Engine {
       const w = writer(await acquire());
       try {
         const r = await fn(w);
+        w.commit();
+        return r;
+      } catch (e) {
+        w.rollback();
+        throw e;
+      }
+    },
+    async withSchemaSession(fn) {
+      const w = writer(await acquire());
+      const session: SchemaSession = {
+        all: async (sql, params) => w.all(sql, params) as Row[],
+        run: async (sql) => w.run(sql, []) as void,
+        transaction: (f) => f(w),
+      };
+      try {
+        const r = await fn(session);
         w.commit();
         return r;
       } catch (e) {

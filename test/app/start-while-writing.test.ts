@@ -1,0 +1,47 @@
+/**
+ * A second instance that starts on a database already serving writes (docs/deploy.md, rolling
+ * restarts; docs/data.md, "What a start does to the schema"): on both engines, 20 starts of an
+ * in-process instance (loadApp + openAppData, as test/helpers.ts starts one) while 8 clients write
+ * through the first one. Every start succeeds and no write fails: a start on an unchanged schema
+ * takes no lock that a write waits for, so neither side can deadlock with the other. The same with
+ * real processes (a worker replaced, a reload): test/cli/start-while-writing.test.ts.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { closeAppData, loadApp, openAppData } from '../../src/app/index.js';
+import { serve } from '../helpers.js';
+import { ENGINES } from '../support/engines.js';
+import { WRITE_HEADERS, WRITING_APP, writers } from '../support/writers.js';
+
+for (const engine of ENGINES) {
+  describe(`a second instance starting while the first serves writes, on ${engine.name}`, () => {
+    it('20 starts while 8 clients write: every start succeeds, no write fails', async () => {
+      const data = await engine.data();
+      const s = await serve(WRITING_APP, { data });
+      const w = await writers((path, body) => s.request('POST', path, WRITE_HEADERS, body));
+      const starts: string[] = [];
+      try {
+        while (w.ok < 50 && w.failures.length === 0) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 0; i < 20; i++) {
+          const before = w.ok;
+          const app = loadApp(s.dir);
+          try {
+            await openAppData(app, data);
+            starts.push('started');
+          } catch (e) {
+            starts.push(`start ${i + 1}: ${(e as Error).message}`);
+          } finally {
+            await closeAppData(app);
+          }
+          // Writes went on meanwhile, and between two starts.
+          while (w.ok < before + 5 && w.failures.length === 0) await new Promise((r) => setTimeout(r, 5));
+        }
+      } finally {
+        await w.stop();
+        await s.close();
+      }
+      assert.deepEqual(w.failures, []);
+      assert.deepEqual(starts, Array(20).fill('started'));
+    });
+  });
+}
