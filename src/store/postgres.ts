@@ -376,17 +376,13 @@ class PostgresEngine implements Engine {
     return writer;
   }
 
-  async withSchemaLock<T>(fn: (w: Writer) => Promise<T>): Promise<T> {
-    const writer = await this.begin();
-    try {
-      await writer.all(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`, []);
-      const result = await fn(writer);
-      await writer.commit();
-      return result;
-    } catch (err) {
-      await writer.rollback();
-      throw err;
-    }
+  /**
+   * The schema session's lock and transaction: a transaction that waited for an advisory lock
+   * inside a statement would hold a snapshot, which the index another instance builds
+   * concurrently under the lock waits for (a deadlock).
+   */
+  withSchemaLock<T>(fn: (w: Writer) => Promise<T>): Promise<T> {
+    return this.withSchemaSession((s) => s.transaction(fn));
   }
 
   async withSchemaSession<T>(fn: (s: SchemaSession) => Promise<T>): Promise<T> {

@@ -21,9 +21,8 @@ for (const engine of ENGINES) {
       const w = await writers((path, body) => s.request('POST', path, WRITE_HEADERS, body));
       const starts: string[] = [];
       try {
-        while (w.ok < 50 && w.failures.length === 0) await new Promise((r) => setTimeout(r, 10));
+        await w.more(50);
         for (let i = 0; i < 20; i++) {
-          const before = w.ok;
           const app = loadApp(s.dir);
           try {
             await openAppData(app, data);
@@ -34,13 +33,14 @@ for (const engine of ENGINES) {
             await closeAppData(app);
           }
           // Writes went on meanwhile, and between two starts.
-          while (w.ok < before + 5 && w.failures.length === 0) await new Promise((r) => setTimeout(r, 5));
+          await w.more(5);
         }
       } finally {
         await w.stop();
         await s.close();
       }
       assert.deepEqual(w.failures, []);
+      assert.deepEqual(w.lost, []);
       assert.deepEqual(starts, Array(20).fill('started'));
     });
   });

@@ -21,12 +21,15 @@ export const WRITING_APP = {
 
 export const WRITE_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
 
-/** Writes through `post` from 8 clients until `stop()`; what failed, and how many succeeded. */
+/** Writes through `post` from 8 clients until `stop()`: how many succeeded, what failed. */
 export async function writers(post: (path: string, body: string) => Promise<{ status: number; text: string }>) {
   // The tallies exist first: two requests creating the same one at once conflict (409), rightly.
   for (const n of ['t0', 't1', 't2']) assert.equal((await post('/tallies', `n=${n}`)).status, 200);
   let stopped = false;
+  /** Answers other than 200. */
   const failures: string[] = [];
+  /** Requests that got no answer at all (the connection broke). */
+  const lost: string[] = [];
   let ok = 0;
   const clients = Array.from({ length: 8 }, async (_, i) => {
     // Bounded: a test that never stops its clients still ends.
@@ -37,7 +40,7 @@ export async function writers(post: (path: string, body: string) => Promise<{ st
         if (r.status === 200) ok++;
         else failures.push(`POST ${path}: ${r.status} ${r.text.slice(0, 300)}`);
       } catch (e) {
-        failures.push(`POST ${path}: ${(e as Error).message}`);
+        lost.push(`POST ${path}: ${(e as Error).message}`);
       }
     }
   });
@@ -46,6 +49,13 @@ export async function writers(post: (path: string, body: string) => Promise<{ st
       return ok;
     },
     failures,
+    lost,
+    /** Resolves once `n` more writes have succeeded (or 30 s have passed, or a write failed). */
+    async more(n: number): Promise<void> {
+      const target = ok + n;
+      const until = Date.now() + 30_000;
+      while (ok < target && failures.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    },
     async stop() {
       stopped = true;
       await Promise.all(clients);
