@@ -194,3 +194,45 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('a change that has to wait for a table that a long transaction writes, on postgres', () => {
+  it('gives up each lock wait after a short time and tries again: the writes queued behind it go on; it is applied once the table is free', async () => {
+    const data = await ENGINES.find((e) => e.name === 'postgres')!.data();
+    const dir = writeApp({ '📦/🌐Mark.yaml': 'label: string\n' });
+    dirs.push(dir);
+    let app = loadApp(dir);
+    await openAppData(app, data);
+    await closeAppData(app);
+    const long = new pg.Client({ connectionString: data.databaseUrl });
+    const other = new pg.Client({ connectionString: data.databaseUrl });
+    await Promise.all([long.connect(), other.connect()]);
+    try {
+      await long.query('BEGIN');
+      await long.query(`INSERT INTO "lw_Mark" ("id", "created", "modified", "f_label") VALUES ('long', 1, 1, 'x')`);
+      writeFileSync(join(dir, '📦/🌐Mark.yaml'), 'label: string\nnote:\n  type: string\n  optional: true\n');
+      app = loadApp(dir);
+      const opening = openAppData(app, data);
+      let failed: unknown;
+      opening.catch((e) => (failed = e));
+      // Writes of other requests, one after the other, while the long transaction holds the table for 2 s.
+      const committed = new Promise((r) => setTimeout(r, 2_000)).then(() => long.query('COMMIT'));
+      const slowest: number[] = [];
+      const until = Date.now() + 2_500;
+      for (let i = 0; Date.now() < until; i++) {
+        const t = Date.now();
+        await other.query(`INSERT INTO "lw_Mark" ("id", "created", "modified", "f_label") VALUES ($1, 1, 1, 'y')`, [`w${i}`]);
+        slowest.push(Date.now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await committed;
+      await opening;
+      assert.equal(failed, undefined);
+      assert.ok(Math.max(...slowest) < 1_500, `a write waited ${Math.max(...slowest)} ms for the schema change`);
+      const cols = await other.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'lw_Mark' AND column_name = 'f_note'`);
+      assert.equal(cols.rows.length, 1);
+    } finally {
+      await closeAppData(app);
+      await Promise.all([long.end(), other.end()]);
+    }
+  });
+});
