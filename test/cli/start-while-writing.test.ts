@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { rawRequest, writeApp } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
@@ -34,22 +35,14 @@ async function serveWorkers(dir: string, databaseUrl: string | undefined) {
   const lines: Line[] = [];
   let exited = false;
   child.once('exit', () => (exited = true));
-  for (const stream of [child.stdout, child.stderr]) {
-    let buffered = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      buffered += chunk;
-      const parts = buffered.split('\n');
-      buffered = parts.pop()!;
-      for (const text of parts) {
-        try {
-          lines.push(JSON.parse(text) as Line);
-        } catch {
-          lines.push({ type: 'text', message: text });
-        }
-      }
-    });
-  }
+  const parse = (text: string): Line => {
+    try {
+      return JSON.parse(text) as Line;
+    } catch {
+      return { type: 'text', message: text };
+    }
+  };
+  for (const input of [child.stdout, child.stderr]) createInterface({ input }).on('line', (text) => lines.push(parse(text)));
   const text = () => lines.map((l) => JSON.stringify(l)).join('\n');
   /** The first line from `from` on that `match` accepts. */
   const waitFor = async (match: (l: Line) => boolean, what: string, from = 0): Promise<Line> => {
