@@ -8,6 +8,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { closeAppData, loadApp, openAppData } from '../../src/app/index.js';
 import { serve } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
@@ -42,6 +44,33 @@ for (const engine of ENGINES) {
       assert.deepEqual(w.failures, []);
       assert.deepEqual(w.lost, []);
       assert.deepEqual(starts, Array(20).fill('started'));
+    });
+
+    it('a start that adds a field (a column and its index) while 8 clients write: applied, no write fails', async () => {
+      const data = await engine.data();
+      const s = await serve(WRITING_APP, { data });
+      const w = await writers((path, body) => s.request('POST', path, WRITE_HEADERS, body));
+      try {
+        await w.more(50);
+        // The new version's definitions (the serving instance keeps the ones it loaded).
+        writeFileSync(join(s.dir, '📦/🌐Mark.yaml'), 'label: string\nat: timestamp\nnote:\n  type: string\n  optional: true\n');
+        const app = loadApp(s.dir);
+        try {
+          await openAppData(app, data);
+          assert.deepEqual(
+            app.data!.store!.migration.applied.map((c) => `${c.model}: ${c.description}`),
+            ['Mark: new field "note"'],
+          );
+        } finally {
+          await closeAppData(app);
+        }
+        await w.more(20);
+      } finally {
+        await w.stop();
+        await s.close();
+      }
+      assert.deepEqual(w.failures, []);
+      assert.deepEqual(w.lost, []);
     });
   });
 }
