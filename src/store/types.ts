@@ -55,9 +55,9 @@ export interface Engine {
    */
   begin(options?: BeginOptions): Promise<Writer>;
   /**
-   * Runs `fn` in a write transaction that also holds the schema lock (PostgreSQL: an advisory
-   * transaction lock, so that two instances starting together migrate one after the other).
-   * Commits when `fn` resolves, rolls back when it throws.
+   * Runs `fn` in a write transaction that also holds the schema lock (PostgreSQL: the advisory
+   * lock of `withSchemaSession`, so that two instances starting together migrate one after the
+   * other). Commits when `fn` resolves, rolls back when it throws.
    */
   withSchemaLock<T>(fn: (w: Writer) => Promise<T>): Promise<T>;
   /**
