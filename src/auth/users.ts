@@ -11,7 +11,7 @@
  *   the provider, the nonce and PKCE verifier, and the page to go back to. Single-use, 10 minutes.
  */
 import { randomUUID } from 'node:crypto';
-import { inTransaction, type Engine, type Row, type Writer } from '../store/index.js';
+import { ensureTables, inTransaction, type Engine, type Row, type Writer } from '../store/index.js';
 
 /** A signed-in session lasts this long (and its cookie as long). */
 export const SIGNIN_TTL_MS = 30 * 24 * 3600_000;
@@ -54,20 +54,26 @@ export class UserStore {
     this.#p = engine.dialect === 'sqlite' ? () => '?' : (i) => `$${i}`;
   }
 
-  /** Creates the tables when missing (both dialects; idempotent, under the schema lock). */
+  /** Creates the tables when missing (both dialects; nothing is locked when they are there: src/store/catalog.ts). */
   async ensure(): Promise<void> {
     const int = this.engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
-    const statements = [
-      `CREATE TABLE IF NOT EXISTS "lw__user" ("id" TEXT PRIMARY KEY, "provider" TEXT NOT NULL, "subject" TEXT NOT NULL, "name" TEXT NOT NULL, "email" TEXT, "picture" TEXT, "created" ${int} NOT NULL, "seen" ${int} NOT NULL)`,
-      `CREATE UNIQUE INDEX IF NOT EXISTS "lw__user_account" ON "lw__user" ("provider", "subject")`,
-      `CREATE TABLE IF NOT EXISTS "lw__signin" ("sid" TEXT PRIMARY KEY, "user" TEXT NOT NULL, "expires" ${int} NOT NULL)`,
-      `CREATE INDEX IF NOT EXISTS "lw__signin_expires" ON "lw__signin" ("expires")`,
-      `CREATE TABLE IF NOT EXISTS "lw__auth_attempt" ("state" TEXT PRIMARY KEY, "sid" TEXT NOT NULL, "provider" TEXT NOT NULL, "nonce" TEXT, "verifier" TEXT NOT NULL, "next" TEXT NOT NULL, "expires" ${int} NOT NULL)`,
-      `CREATE INDEX IF NOT EXISTS "lw__auth_attempt_expires" ON "lw__auth_attempt" ("expires")`,
-    ];
-    await this.engine.withSchemaLock(async (w) => {
-      for (const s of statements) await w.run(s, []);
-    });
+    await ensureTables(this.engine, [
+      {
+        table: 'lw__user',
+        create: `CREATE TABLE IF NOT EXISTS "lw__user" ("id" TEXT PRIMARY KEY, "provider" TEXT NOT NULL, "subject" TEXT NOT NULL, "name" TEXT NOT NULL, "email" TEXT, "picture" TEXT, "created" ${int} NOT NULL, "seen" ${int} NOT NULL)`,
+        indexes: [{ name: 'lw__user_account', columns: ['provider', 'subject'], unique: true }],
+      },
+      {
+        table: 'lw__signin',
+        create: `CREATE TABLE IF NOT EXISTS "lw__signin" ("sid" TEXT PRIMARY KEY, "user" TEXT NOT NULL, "expires" ${int} NOT NULL)`,
+        indexes: [{ name: 'lw__signin_expires', columns: ['expires'], unique: false }],
+      },
+      {
+        table: 'lw__auth_attempt',
+        create: `CREATE TABLE IF NOT EXISTS "lw__auth_attempt" ("state" TEXT PRIMARY KEY, "sid" TEXT NOT NULL, "provider" TEXT NOT NULL, "nonce" TEXT, "verifier" TEXT NOT NULL, "next" TEXT NOT NULL, "expires" ${int} NOT NULL)`,
+        indexes: [{ name: 'lw__auth_attempt_expires', columns: ['expires'], unique: false }],
+      },
+    ]);
   }
 
   /** The user a session is signed in as (undefined when none, or expired). One indexed read. */

@@ -20,7 +20,7 @@
  * second PUT meets the primary key), attached in the transaction of the write that stores it,
  * and finished by the worker (worker.ts).
  */
-import type { Dialect, Engine, Reader, Row, Writer } from '../store/index.js';
+import { ensureTables, type Dialect, type Engine, type Reader, type Row, type Writer } from '../store/index.js';
 
 export const IMAGE_TABLE = 'lw__image';
 
@@ -82,23 +82,21 @@ export function imageSql(dialect: Dialect): ImageSql {
 
 /**
  * Creates the table when missing, and adds `lease_holder` to a table made before it existed
- * (idempotent, under the schema lock).
+ * (nothing is locked when both are there: src/store/catalog.ts).
  */
 export async function ensureImageTables(engine: Engine): Promise<void> {
   const int = engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
-  const statements = [
-    `CREATE TABLE IF NOT EXISTS ${T} ("id" TEXT PRIMARY KEY, "model" TEXT NOT NULL, "field" TEXT NOT NULL, "public" INTEGER NOT NULL, ` +
-      `"state" TEXT NOT NULL, "attached" INTEGER NOT NULL, "created" ${int} NOT NULL, "src" TEXT, "width" INTEGER, "height" INTEGER, ` +
-      `"lease_until" ${int}, "lease_holder" TEXT, "error" TEXT)`,
-    `CREATE INDEX IF NOT EXISTS "${IMAGE_TABLE}_due" ON ${T} ("attached", "state")`,
-  ];
-  await engine.withSchemaLock(async (w) => {
-    for (const s of statements) await w.run(s, []);
-    if (engine.dialect === 'postgres') await w.run(`ALTER TABLE ${T} ADD COLUMN IF NOT EXISTS "lease_holder" TEXT`, []);
-    else if (!(await w.all(`SELECT 1 FROM pragma_table_info('${IMAGE_TABLE}') WHERE "name" = 'lease_holder'`, [])).length) {
-      await w.run(`ALTER TABLE ${T} ADD COLUMN "lease_holder" TEXT`, []);
-    }
-  });
+  await ensureTables(engine, [
+    {
+      table: IMAGE_TABLE,
+      create:
+        `CREATE TABLE IF NOT EXISTS ${T} ("id" TEXT PRIMARY KEY, "model" TEXT NOT NULL, "field" TEXT NOT NULL, "public" INTEGER NOT NULL, ` +
+        `"state" TEXT NOT NULL, "attached" INTEGER NOT NULL, "created" ${int} NOT NULL, "src" TEXT, "width" INTEGER, "height" INTEGER, ` +
+        `"lease_until" ${int}, "lease_holder" TEXT, "error" TEXT)`,
+      indexes: [{ name: `${IMAGE_TABLE}_due`, columns: ['attached', 'state'], unique: false }],
+      added: [{ column: 'lease_holder', type: 'TEXT' }],
+    },
+  ]);
 }
 
 export function rowOf(r: Row): ImageRow {

@@ -23,7 +23,7 @@
  * | `last_error`  | the last failure, or the recipients refused of a delivered message        |
  */
 import { randomUUID } from 'node:crypto';
-import type { Dialect, Engine, Writer } from '../store/index.js';
+import { ensureTables, type Dialect, type Engine, type Writer } from '../store/index.js';
 import { checkMailMessage, type MailMessage } from './message.js';
 
 export const OUTBOX_TABLE = 'lw__outbox';
@@ -79,20 +79,22 @@ export function outboxSql(dialect: Dialect): OutboxSql {
 }
 
 /**
- * Creates the outbox table and its index when missing (idempotent; both dialects; under the schema
- * lock, so instances starting together do it one after the other). Call once at start, before
+ * Creates the outbox table and its index when missing (both dialects; under the schema lock, so
+ * instances starting together do it one after the other; nothing is locked when they are there:
+ * src/store/catalog.ts). Call once at start, before
  * `enqueueMail` or a MailWorker.
  */
 export async function ensureMailTables(engine: Engine): Promise<void> {
   const int = engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
-  const statements = [
-    `CREATE TABLE IF NOT EXISTS ${T} ("id" TEXT PRIMARY KEY, "message" TEXT NOT NULL, "created" ${int} NOT NULL, ` +
-      `"attempts" INTEGER NOT NULL DEFAULT 0, "next_at" ${int} NOT NULL, "lease_until" ${int}, "sent_at" ${int}, "failed_at" ${int}, "last_error" TEXT)`,
-    `CREATE INDEX IF NOT EXISTS "${OUTBOX_TABLE}_next_at" ON ${T} ("next_at")`,
-  ];
-  await engine.withSchemaLock(async (w) => {
-    for (const s of statements) await w.run(s, []);
-  });
+  await ensureTables(engine, [
+    {
+      table: OUTBOX_TABLE,
+      create:
+        `CREATE TABLE IF NOT EXISTS ${T} ("id" TEXT PRIMARY KEY, "message" TEXT NOT NULL, "created" ${int} NOT NULL, ` +
+        `"attempts" INTEGER NOT NULL DEFAULT 0, "next_at" ${int} NOT NULL, "lease_until" ${int}, "sent_at" ${int}, "failed_at" ${int}, "last_error" TEXT)`,
+      indexes: [{ name: `${OUTBOX_TABLE}_next_at`, columns: ['next_at'], unique: false }],
+    },
+  ]);
 }
 
 /**

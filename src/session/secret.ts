@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LanewayError } from '../diag/index.js';
-import type { Engine } from '../store/index.js';
+import { ensureTables, type Engine } from '../store/index.js';
 
 const MIN_LENGTH = 32;
 
@@ -19,9 +19,13 @@ export async function loadSecret(engine: Engine, env: NodeJS.ProcessEnv = proces
     return Buffer.from(given, 'utf8');
   }
   const p = engine.dialect === 'sqlite' ? ['?', '?'] : ['$1', '$2'];
+  await ensureTables(engine, [{ table: 'lw__meta', create: 'CREATE TABLE IF NOT EXISTS "lw__meta" ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)', indexes: [] }]);
+  const select = `SELECT "value" FROM "lw__meta" WHERE "key" = ${p[0]}`;
+  // Kept already (every start but the first): read without any lock.
+  const kept = await engine.reader.all(select, ['secret']);
+  if (kept[0]) return Buffer.from(String(kept[0][0]), 'utf8');
   const secret = await engine.withSchemaLock(async (w) => {
-    await w.run('CREATE TABLE IF NOT EXISTS "lw__meta" ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)', []);
-    const rows = await w.all(`SELECT "value" FROM "lw__meta" WHERE "key" = ${p[0]}`, ['secret']);
+    const rows = await w.all(select, ['secret']);
     if (rows[0]) return String(rows[0][0]);
     const made = randomBytes(32).toString('hex');
     await w.run(`INSERT INTO "lw__meta" ("key", "value") VALUES (${p[0]}, ${p[1]})`, ['secret', made]);

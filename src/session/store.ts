@@ -11,7 +11,7 @@
  *
  * Expired rows are swept (VisitorStore.sweep, from a timer of the server).
  */
-import { inTransaction, type Engine, type Row, type SqlValue, type Writer } from '../store/index.js';
+import { ensureTables, inTransaction, type Engine, type Row, type SqlValue, type Writer } from '../store/index.js';
 
 /** A session's stored state lives this long after its last write. */
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
@@ -58,25 +58,23 @@ export class VisitorStore {
     this.#p = engine.dialect === 'sqlite' ? () => '?' : (i) => `$${i}`;
   }
 
-  /** Creates the tables when missing (both dialects; idempotent, under the schema lock). */
+  /** Creates the tables when missing (both dialects; nothing is locked when they are there: src/store/catalog.ts). */
   async ensure(): Promise<void> {
     const text = 'TEXT';
     const int = this.engine.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
     // SQLite: small rows keyed by random text are stored in their primary key's tree (WITHOUT
     // ROWID), one tree to write instead of two: a form POST writes both tables.
     const keyed = this.engine.dialect === 'sqlite' ? ' WITHOUT ROWID' : '';
-    const statements = [
-      `CREATE TABLE IF NOT EXISTS "lw__session" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL, "flash" ${text})${keyed}`,
-      `CREATE INDEX IF NOT EXISTS "lw__session_expires" ON "lw__session" ("expires")`,
-      `CREATE TABLE IF NOT EXISTS "lw__form_state" ("id" ${text} PRIMARY KEY, "sid" ${text} NOT NULL, "form" ${text} NOT NULL, "data" ${text} NOT NULL, "expires" ${int} NOT NULL)`,
-      `CREATE INDEX IF NOT EXISTS "lw__form_state_expires" ON "lw__form_state" ("expires")`,
-      `CREATE INDEX IF NOT EXISTS "lw__form_state_sid" ON "lw__form_state" ("sid")`,
-      `CREATE TABLE IF NOT EXISTS "lw__form_used" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL)${keyed}`,
-      `CREATE INDEX IF NOT EXISTS "lw__form_used_expires" ON "lw__form_used" ("expires")`,
-    ];
-    await this.engine.withSchemaLock(async (w) => {
-      for (const s of statements) await w.run(s, []);
-    });
+    const expires = (table: string) => [{ name: `${table}_expires`, columns: ['expires'], unique: false }];
+    await ensureTables(this.engine, [
+      { table: 'lw__session', create: `CREATE TABLE IF NOT EXISTS "lw__session" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL, "flash" ${text})${keyed}`, indexes: expires('lw__session') },
+      {
+        table: 'lw__form_state',
+        create: `CREATE TABLE IF NOT EXISTS "lw__form_state" ("id" ${text} PRIMARY KEY, "sid" ${text} NOT NULL, "form" ${text} NOT NULL, "data" ${text} NOT NULL, "expires" ${int} NOT NULL)`,
+        indexes: [...expires('lw__form_state'), { name: 'lw__form_state_sid', columns: ['sid'], unique: false }],
+      },
+      { table: 'lw__form_used', create: `CREATE TABLE IF NOT EXISTS "lw__form_used" ("id" ${text} PRIMARY KEY, "expires" ${int} NOT NULL)${keyed}`, indexes: expires('lw__form_used') },
+    ]);
   }
 
   /** The flash a session left for its next page (undefined when none, or expired). */

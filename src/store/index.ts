@@ -12,11 +12,12 @@ import { markDuplicateProfiles } from './profiles.js';
 import { layoutSchema, type TableLayout } from './tables.js';
 import type { Engine, Writer } from './types.js';
 
-export { StoreError, type Dialect, type Engine, type Reader, type Writer, type Row, type SqlValue } from './types.js';
+export { StoreError, type Dialect, type Engine, type Reader, type Writer, type Row, type SqlValue, type SchemaSession } from './types.js';
 export { DataSession, WRITE_LIMIT, UNORDERED_CAP, UNORDERED_MAX, type QuerySpec, type WriteOp, type FilterOp } from './session.js';
 export { layoutSchema, type TableLayout, type FieldLayout } from './tables.js';
 export { syncSchema, type SchemaChange, type SyncResult } from './migrate.js';
 export { openSqlite } from './sqlite.js';
+export { ensureTables, readCatalog, type TableSpec } from './catalog.js';
 
 export interface StoreOptions {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite in `dataDir`. */

@@ -17,7 +17,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { CustomTypesConfig, PoolClient, QueryArrayResult } from 'pg';
-import { StoreError, type BeginOptions, type Engine, type Row, type SqlValue, type Writer } from './types.js';
+import { StoreError, type BeginOptions, type Engine, type Row, type SchemaSession, type SqlValue, type Writer } from './types.js';
 
 // The driver is loaded on first use: an app on SQLite (and `laneway check`) never pays for it.
 const require = createRequire(import.meta.url);
@@ -48,6 +48,15 @@ const IDLE_IN_TRANSACTION_MS = 60_000;
  * ASCII bytes of "Laneway" and a zero byte, read as one signed 64-bit integer (0x4c616e6577617900).
  */
 const SCHEMA_LOCK_KEY = '5503801601697085696';
+
+/** How long a starting instance waits for another one's schema changes (`withSchemaSession`). */
+const SCHEMA_LOCK_WAIT_MS = 10 * 60_000;
+/**
+ * A schema change waits this long for a table's lock, then gives up (and is tried again): writes
+ * queued behind it wait no longer than that, and it gives up before PostgreSQL's deadlock check
+ * (deadlock_timeout, 1 s by default) could fail one of them instead.
+ */
+const SCHEMA_LOCK_TIMEOUT_MS = 300;
 
 // Type OIDs (pg_type.oid) that are parsed; every other type stays the text PostgreSQL sends
 // (dates, timestamps, json, arrays, bytea as '\x…'), so that a Row only ever holds SqlValues.
@@ -367,16 +376,66 @@ class PostgresEngine implements Engine {
     return writer;
   }
 
-  async withSchemaLock<T>(fn: (w: Writer) => Promise<T>): Promise<T> {
-    const writer = await this.begin();
+  /**
+   * The schema session's lock and transaction: a transaction that waited for an advisory lock
+   * inside a statement would hold a snapshot, which the index another instance builds
+   * concurrently under the lock waits for (a deadlock).
+   */
+  withSchemaLock<T>(fn: (w: Writer) => Promise<T>): Promise<T> {
+    return this.withSchemaSession((s) => s.transaction(fn));
+  }
+
+  async withSchemaSession<T>(fn: (s: SchemaSession) => Promise<T>): Promise<T> {
+    const client = await this.#checkout();
+    const query = async (sql: string, params: readonly SqlValue[] = []): Promise<QueryArrayResult<Row>> => {
+      try {
+        return await client.query<Row>({ text: sql, values: params as Values, rowMode: 'array' });
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    };
     try {
-      await writer.all(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`, []);
-      const result = await fn(writer);
-      await writer.commit();
-      return result;
-    } catch (err) {
-      await writer.rollback();
-      throw err;
+      // Polled, never waited for inside a statement: see Engine.withSchemaSession.
+      const started = Date.now();
+      for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+        const [[locked]] = (await query(`SELECT pg_try_advisory_lock(${SCHEMA_LOCK_KEY})`)).rows as [[SqlValue]];
+        if (locked === 1) break;
+        if (Date.now() - started > SCHEMA_LOCK_WAIT_MS) {
+          throw new StoreError('LW_STORE_UNAVAILABLE', `PostgreSQL is unavailable: another Laneway instance has held the schema lock for more than ${SCHEMA_LOCK_WAIT_MS / 60_000} minutes (it is changing the schema, or it hangs).`);
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      // An index built concurrently on a large table may take longer than a request's statement.
+      await query('SET statement_timeout = 0');
+      const tx: Writer = {
+        all: async (sql, params) => (await query(sql, params)).rows,
+        run: async (sql, params) => void (await query(sql, params)),
+        commit: async () => {
+          if ((await query('COMMIT')).command === 'ROLLBACK') throw new StoreError('LW_STORE_QUERY', 'The transaction was rolled back, not committed: a statement in it had failed.');
+        },
+        rollback: async () => void (await query('ROLLBACK').catch(() => {})),
+      };
+      return await fn({
+        all: async (sql, params) => (await query(sql, params)).rows,
+        run: async (sql) => void (await query(sql)),
+        transaction: async (f) => {
+          await query('BEGIN');
+          try {
+            await query(`SET LOCAL lock_timeout = ${SCHEMA_LOCK_TIMEOUT_MS}`);
+            await query(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
+            const r = await f(tx);
+            await tx.commit();
+            return r;
+          } catch (err) {
+            await tx.rollback();
+            throw err;
+          }
+        },
+      });
+    } finally {
+      // The connection is closed rather than pooled: its settings changed, and closing it releases
+      // the advisory lock whatever happened to it.
+      client.release(true);
     }
   }
 

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreError, type Engine, type Reader, type Row, type SqlValue, type Writer } from './types.js';
+import { StoreError, type Engine, type Reader, type Row, type SchemaSession, type SqlValue, type Writer } from './types.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[], unknown>;
@@ -245,21 +245,30 @@ export function openSqlite(file: string): Engine {
     };
   }
 
+  /** The schema lock is the write lock, held for the whole session: its transaction is the session's. */
+  async function schemaSession<T>(fn: (s: SchemaSession) => Promise<T>): Promise<T> {
+    const w = writer(await acquire());
+    const session: SchemaSession = {
+      all: async (sql, params) => w.all(sql, params) as Row[],
+      run: async (sql) => w.run(sql, []) as void,
+      transaction: (f) => f(w),
+    };
+    try {
+      const r = await fn(session);
+      w.commit();
+      return r;
+    } catch (e) {
+      w.rollback();
+      throw e;
+    }
+  }
+
   return {
     dialect: 'sqlite',
     reader,
     begin: async () => writer(await acquire()),
-    async withSchemaLock(fn) {
-      const w = writer(await acquire());
-      try {
-        const r = await fn(w);
-        w.commit();
-        return r;
-      } catch (e) {
-        w.rollback();
-        throw e;
-      }
-    },
+    withSchemaLock: (fn) => schemaSession((s) => s.transaction(fn)),
+    withSchemaSession: schemaSession,
     async close() {
       closed = true;
       // Let the transaction holding the turn, and those already waiting, finish first.

@@ -136,11 +136,11 @@ export function sqlType(dialect: Dialect, c: Column): string {
 
 export function createTable(dialect: Dialect, t: TableLayout): string[] {
   const cols = t.columns.map((c) => `${q(c.name)} ${sqlType(dialect, c)}${c.name === 'id' ? ' PRIMARY KEY' : c.notNull ? ' NOT NULL' : ''}`);
-  return [`CREATE TABLE IF NOT EXISTS ${q(t.table)} (${cols.join(', ')})`, ...t.indexes.map((i) => createIndex(t, i))];
+  return [`CREATE TABLE ${q(t.table)} (${cols.join(', ')})`, ...t.indexes.map((i) => createIndex(t, i))];
 }
 
 export function createIndex(t: TableLayout, i: TableLayout['indexes'][number]): string {
-  return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${q(i.name)} ON ${q(t.table)} (${i.columns.map(q).join(', ')})`;
+  return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${q(i.name)} ON ${q(t.table)} (${i.columns.map(q).join(', ')})`;
 }
 
 export function addColumn(dialect: Dialect, t: TableLayout, c: Column): string {

@@ -55,13 +55,38 @@ export interface Engine {
    */
   begin(options?: BeginOptions): Promise<Writer>;
   /**
-   * Runs `fn` in a write transaction that also holds the schema lock (PostgreSQL: an advisory
-   * transaction lock, so that two instances starting together migrate one after the other).
-   * Commits when `fn` resolves, rolls back when it throws.
+   * Runs `fn` in a write transaction that also holds the schema lock (PostgreSQL: the advisory
+   * lock of `withSchemaSession`, so that two instances starting together migrate one after the
+   * other). Commits when `fn` resolves, rolls back when it throws.
    */
   withSchemaLock<T>(fn: (w: Writer) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` holding the schema lock with no transaction open, for schema changes that must not
+   * hold live writes up (docs/data.md, "What a start does to the schema"). PostgreSQL: a session
+   * advisory lock, taken by polling `pg_try_advisory_lock` (a wait inside a statement would hold a
+   * snapshot, which CREATE INDEX CONCURRENTLY of the instance holding the lock waits for). SQLite:
+   * the write lock, for the whole of `fn` (its DDL is instantaneous).
+   */
+  withSchemaSession<T>(fn: (s: SchemaSession) => Promise<T>): Promise<T>;
   /** Closes every connection (pending transactions are rolled back). */
   close(): Promise<void>;
+}
+
+/** What `withSchemaSession` hands its function. */
+export interface SchemaSession {
+  /** A read under the lock (it sees every change committed before). */
+  all(sql: string, params: readonly SqlValue[]): Promise<Row[]>;
+  /**
+   * One statement outside any transaction (PostgreSQL: CREATE INDEX CONCURRENTLY, which a
+   * transaction cannot run, with no statement timeout); on SQLite, in the session's transaction.
+   */
+  run(sql: string): Promise<void>;
+  /**
+   * A write transaction under the lock. PostgreSQL: with a short `lock_timeout`, so that a
+   * statement waiting for a table that live requests write never holds them up for long (it fails
+   * with LW_STORE_UNAVAILABLE instead, and the caller tries again). SQLite: the session's own.
+   */
+  transaction<T>(fn: (w: Writer) => Promise<T>): Promise<T>;
 }
 
 /**

@@ -249,8 +249,10 @@ describe('transactions', () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     const second = migrate('second');
-    // … and until the second one waits for it.
-    while ((await engine.reader.all(`${ADVISORY_LOCKS} AND NOT granted`, []))[0][0] === 0) {
+    // … and until the second one has asked for it (it asks again every few milliseconds rather than
+    // wait inside a statement: Engine.withSchemaSession), while the first one's session has moved on.
+    const ASKING = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_try_advisory_lock(%'";
+    while ((await engine.reader.all(ASKING, []))[0][0] === 0) {
       await new Promise((r) => setTimeout(r, 10));
     }
     releaseFirst();
