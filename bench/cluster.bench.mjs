@@ -1,4 +1,4 @@
-// Scenario "cluster" (issue 13, item 15): `laneway serve --workers 2`, the CLI's supervisor and two
+// Scenario "cluster" (bench/README.md): `laneway serve --workers 2`, the CLI's supervisor and two
 // node:cluster workers sharing the port, measured three ways:
 //
 //   A  json endpoint: GET /api/items?tag=sale&max=150 of bench/fixtures/script-app (as

@@ -1,4 +1,4 @@
-// Content sites (issue 10, item 11). A generated handbook of 1,000 Markdown documents (a static
+// Content sites (bench/README.md). A generated handbook of 1,000 Markdown documents (a static
 // model with a document-markdown body, an order field and path uids; about 2 KB each, with
 // headings, links between documents, lists and code) and a root `{article}.html` page per document
 // (a two-level layout, the rendered body with per-call options, a table of contents from

@@ -1,4 +1,4 @@
-// Form benchmarks (issue 11, item 11). App: bench/fixtures/forms-app/ — one model, 🌐Note (title,
+// Form benchmarks (bench/README.md). App: bench/fixtures/forms-app/ — one model, 🌐Note (title,
 // due date, kind, done), a home page rendering its default form (`{{#Note.Form.view as form}}`:
 // an input, a date input, a select and a checkbox), the same page without the form (`/plain`),
 // and the script the form posts to (`notes/POST.js`: `Note.Form.submit(note)`, then

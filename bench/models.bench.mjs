@@ -1,4 +1,4 @@
-// Data-layer benchmarks (issue 9, item 11). App: bench/fixtures/models-app/ — one model, 🌐Item
+// Data-layer benchmarks (bench/README.md). App: bench/fixtures/models-app/ — one model, 🌐Item
 // (name: string, price: integer), a GET script listing 100 records through a query and a map, and
 // a POST script creating one record from form fields and redirecting.
 //

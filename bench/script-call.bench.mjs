@@ -1,4 +1,4 @@
-// Per-call overhead of a compiled script vs the same logic as a plain function (issue 4, item 9a).
+// Per-call overhead of a compiled script vs the same logic as a plain function.
 // Standalone: `npx tsc -p tsconfig.build.json && node bench/script-call.bench.mjs`. Bounded (< 15 s).
 // Scenario "json endpoint": two imports (a record and a list), a map callback, an object literal
 // completion value; the plain baseline does the same work and returns the same JSON-ready value.

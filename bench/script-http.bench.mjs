@@ -1,4 +1,4 @@
-// Scenario "json endpoint": HTTP throughput of a JSON script endpoint (issue 4, item 9b).
+// Scenario "json endpoint": HTTP throughput of a JSON script endpoint (bench/README.md).
 // bench/fixtures/script-app/api/🖥items.js imports a 50-product catalogue from a supplier
 // (📤/Products.js, run per request) and two query values (`&`), filters the catalogue, sums the
 // prices and maps the matches to small records; the bare node:http baseline (servers/bare-json.mjs)

@@ -1,4 +1,4 @@
-// Starting and checking (issue 13, item 13): how long a user waits for `laneway check`, for a
+// Starting and checking (bench/README.md): how long a user waits for `laneway check`, for a
 // server's first answer, and for `laneway dev` to serve an edit. Every measure is a fresh child
 // process running bin/laneway (so Node's start and the module imports count), wall time, median.
 //

@@ -1,4 +1,4 @@
-// Users benchmark (issue 12, item 9): what users cost a page. Two apps, the same page and model:
+// Users benchmark (bench/README.md): what users cost a page. Two apps, the same page and model:
 //
 //   bench/fixtures/users-app/   /👤.yaml (providers: [corp], auth: required, `default:` may list and
 //                               read 📦.Note, one role Editor), 📦/🌐Note.yaml, a top-level profile

@@ -1,4 +1,4 @@
-// Scenario "view": HTTP throughput of a rendered Mustache page (issue 3, item 6): a layout + 3
+// Scenario "view": HTTP throughput of a rendered Mustache page (bench/README.md): a layout + 3
 // partials (nav, item, footer) + a 200-item loop, served by Laneway and by a bare node:http server
 // rendering the same templates with Hogan.js (compiled once at startup), same data, same headers.
 // Two pages of bench/fixtures/view-app differ only in where the 200 items come from:
@@ -68,7 +68,7 @@ for (const page of PAGES) {
 }
 for (const result of results) report(result, TARGET);
 
-// Issue 13, item 14: a browser's Accept-Encoding against an identity client, same server, same
+// Compression: a browser's Accept-Encoding against an identity client, same server, same
 // page (/products: rendered per request). The compressed bytes of a page whose content has not
 // changed are reused, and a miss is compressed on the thread pool. Target ≥ 0.6×.
 const BROWSER = { 'accept-encoding': 'gzip, deflate, br, zstd' };

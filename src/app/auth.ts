@@ -1,5 +1,5 @@
 /**
- * Users of an app (REFERENCE §7, §1.9; docs/users.md), wired to its store and its requests:
+ * Users of an app (docs/users.md, "Signing in"), wired to its store and its requests:
  *
  * - `POST /__/auth/provider/<name>?next=/page` starts a sign-in: the provider's client (src/auth/)
  *   makes the state, nonce and PKCE verifier, kept server-side for 10 minutes and bound to the

@@ -1,5 +1,5 @@
 /**
- * What each file of an app is (REFERENCE §1.1), decided from its normalised path and, for
+ * What each file of an app is (docs/routing.md "File → URL"), decided from its normalised path and, for
  * `.html`, its first line. Privacy is decided separately (`isPrivatePath`): a private file keeps
  * its kind (a private `.html` is a partial or layout) but is never routed.
  */
@@ -46,8 +46,8 @@ export interface ClassifiedFile {
 
 /**
  * Private by name: any segment (file or ancestor directory) starting with `_`, and dot-files
- * (`.env`, `.htpasswd`) except the `/.well-known/` directory. REFERENCE OQ-5: any `_` ancestor,
- * not only the direct parent, makes a file private.
+ * (`.env`, `.htpasswd`) except the `/.well-known/` directory. Any `_` ancestor, not only the
+ * direct parent, makes a file private (docs/routing.md "Private and non-public files").
  */
 export function isPrivatePath(path: string): boolean {
   return privateSegment(path.split('/'), true);
@@ -68,7 +68,7 @@ function privateSegment(parts: string[], lastIsFile: boolean): boolean {
   return false;
 }
 
-/** Directories whose whole content is definitions, never served (REFERENCE §1.1.1). */
+/** Directories whose whole content is definitions, never served (docs/routing.md "Private and non-public files"). */
 const DEFINITION_ROOTS: Record<string, FileKind> = { '📦': 'model', '🗄': 'static-model', '📡': 'notification' };
 
 export function classifyFile(path: string, readFirstLine: () => string): ClassifiedFile {

@@ -27,7 +27,7 @@ export interface CompileContext {
   modules: ModuleSystem;
   /** The page pass (rewrites, inlining, checks) and the policies. */
   csp: PolicyCompiler;
-  /** Runs `GET path` in-process (AJAX rerouting, SPEC "Script output"). */
+  /** Runs `GET path` in-process (AJAX rerouting, docs/scripting.md "Completion value → response"). */
   reroute(path: string, req: RequestInfo): Promise<Reply>;
   /**
    * Compiled views and scripts kept from an earlier load (`laneway dev`, build-cache.ts): gives
@@ -155,7 +155,7 @@ function pageReply(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAss
 }
 
 /**
- * A page made for one visitor (SPEC "Cache control", REFERENCE OQ-22): it renders flash messages,
+ * A page made for one visitor (docs/assets.md "Cache-Control"): it renders flash messages,
  * or imports from the users module or the form modules. Those modules add their names here.
  */
 const SINGLE_USER_MODULES = new Set(['👤', 'form', 'form[]', 'form{}']);
@@ -166,7 +166,7 @@ function isSingleUser(view: CompiledView, ctx: CompileContext, consumer: Consume
   return view.imports.some((i) => i.module === '📤' && ctx.modules.suppliers.resolve(consumer, i.name)?.supplier.kind === 'form-supplier');
 }
 
-/** Cache-Control of a rendered page (SPEC "Cache control", REFERENCE OQ-7). */
+/** Cache-Control of a rendered page (docs/assets.md "Cache-Control"). */
 function cacheControlOf(singleUser: boolean, out: RenderOutput): string {
   const seconds = out.cacheSeconds;
   if (singleUser) {
@@ -196,7 +196,7 @@ function renderView(
       headers[policy.name] = policy.value;
       for (const k in policy.extra) headers[k] = policy.extra[k]!;
     }
-    // Render-If falsy: 200 with an empty body (SPEC "Conditional render").
+    // Render-If falsy: 200 with an empty body (docs/views.md "Render-If").
     if (out.empty) return { type: 'body', status: 200, contentType: HTML, body: '', headers };
     return { type: 'body', status, contentType: HTML, body: out.html, headers, etag: status === 200 };
   };
@@ -226,7 +226,7 @@ function renderView(
   })();
 }
 
-/** `Messages` of views: the flash left for this page (REFERENCE §2.6.6–7). */
+/** `Messages` of views: the flash left for this page (docs/messages.md "Messages"). */
 export function messagesGlobal(flash: Flash | undefined): Readonly<{ all: readonly unknown[]; data: Readonly<Record<string, string>> }> {
   const all = (flash?.messages ?? []).map((m) => Object.freeze(m.field === undefined ? { type: m.type, value: m.value } : { type: m.type, field: m.field, value: m.value }));
   return Object.freeze({ all: Object.freeze(all), data: Object.freeze({ ...(flash?.data ?? {}) }) });
@@ -284,7 +284,8 @@ function compileScriptEndpoint(
   })?.script;
   if (!script) return undefined;
   const data = ctx.modules.data;
-  // POST, PUT and DELETE scripts of an app with models run in one write transaction (REFERENCE §2.4).
+  // POST, PUT and DELETE scripts of an app with models run in one write transaction (docs/data.md
+  // "How requests use the database").
   const writes = data !== undefined && WRITE_METHODS.has(base.method);
   return {
     ...base,

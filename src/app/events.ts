@@ -1,6 +1,6 @@
 /**
- * Server-sent events: `⏱name.js` answers `GET /dir/name` as an event stream (REFERENCE §2.11,
- * docs/scripting.md "⏱ Server-sent events"). For each connection:
+ * Server-sent events: `⏱name.js` answers `GET /dir/name` as an event stream
+ * (docs/scripting.md "⏱ Server-sent events"). For each connection:
  *
  *   1. the script's body runs once, as an endpoint's does: the request's budget, its imports, and
  *      (when the app has models) one write transaction, committed before the stream starts;
@@ -90,7 +90,8 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
     kind: 'endpoint',
     diagnostics: ctx.diagnostics,
     checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir)),
-    // The body may write (REFERENCE OQ-24); the polled function is refused writes at run time.
+    // The body may write (docs/scripting.md "⏱ Server-sent events"); the polled function is refused
+    // writes at run time.
     ...scriptModelOptions(ctx.modules),
   });
   if (!script) return undefined;

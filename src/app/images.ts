@@ -1,5 +1,5 @@
 /**
- * Images of an app's records (REFERENCE §6.10; docs/images.md), wired to the app's store:
+ * Images of an app's records (docs/images.md), wired to the app's store:
  *
  * 1. `Post.image.newPutUrl(name)` (a script) → a one-time upload address, signed with the app's
  *    secret: `/__/images/upload/<Model>/<field>/<id>.<expires>.<mac>`, valid for an hour.

@@ -68,7 +68,7 @@ export interface App {
   settings: AppSettings;
   /** The properties of /🎨.scss, read at load (empty without the file). */
   properties: AppProperties;
-  /** The checked model definitions of /📦/ (storage and queries come with the rest of issue 9). */
+  /** The checked model definitions of /📦/ (docs/models.md); storage and queries are `data`. */
   models: ModelSchema;
   /** The models at run time and their store (absent without models); `data.open()` connects the store. */
   data: AppData | undefined;
@@ -81,7 +81,7 @@ const VISITOR_STATE = /\bMessages\b|\.Form\b|['"]📧['"]/;
 
 /**
  * Whether an app without models still needs its store: for its visitors' messages and form
- * states (REFERENCE OQ-21), notifications and e-mail queued in a request's transaction.
+ * states (docs/messages.md "The session"), notifications and e-mail queued in a request's transaction.
  */
 function usesVisitorState(files: readonly ClassifiedFile[], read: (path: string) => string | undefined): boolean {
   return files.some((f) => {
@@ -164,7 +164,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     return { diagnostics: diagnostics.sorted() };
   }
 
-  // 1. Walk.
+  // 1. Walk. (The steps are numbered and named as in docs/architecture.md "Loading an app".)
   const walked = walkApp(rootDir, diagnostics);
   const byPath = new Map<string, WalkedFile>(walked.files.map((f) => [f.path, f]));
   const texts = new Map<string, string | undefined>();
@@ -230,10 +230,12 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
   warnPrivateAncestors(walked.dirs, diagnostics);
   checkMistakes(files, scanText, diagnostics);
 
-  // 3. Parameter definitions: every {param} directory needs a 🔗.yaml; every {param}.html a {param}🔗.yaml.
+  // 3. Definitions. First the parameters: every {param} directory needs a 🔗.yaml; every {param}.html
+  // a {param}🔗.yaml.
   const params = readParamDefinitions(walked.dirs, files, tree, diagnostics);
 
-  // 3b. Settings (/🎛.yaml), the asset catalog, the page pass (policies, rewrites).
+  // 3 (continued). Settings (/🎛.yaml), properties, nested sites' files, models and notifications,
+  // static models, users, connectors; then the asset catalog and the page pass (policies, rewrites).
   const settings = readSettings(tree, diagnostics, { name: basename(resolvePath(rootDir)) });
   const classified = new Map(files.map((f) => [f.path, f]));
   // A nested site's properties with the parent's `🎨:` values in place (mounts.ts).
@@ -285,7 +287,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       }),
     });
 
-    // 4. Suppliers, then endpoints; collect routes.
+    // 4. Data, then the nested sites (a child may be gated by this app's sign-in).
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
     const visitorState = usesVisitorState(files, scanText);
@@ -351,9 +353,11 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       reroute: (path, req) => rerouteGet(router!, path, req),
       ...(session && { units: session }),
     };
+    // 5. Suppliers.
     modules.suppliers = compileSuppliers(files, ctx);
     // Every view and script compiled from here depends on what was read so far, and on its own files.
     session?.seal(files, byPath, walked.dirs, { options: { dev: opts.dev, csp: opts.csp, memoryLimit: opts.memoryLimit, sources: opts.sources }, prerender, mount, overrides: overrides?.values, visitorState, mail: data?.sendsMail, parentMode: inherited?.mode }, opts.memoryLimit);
+    // 6. Endpoints (then the ⚡NotFound.html pages); collect routes.
     const entries: Array<{ spec: RouteSpec; value: Endpoint }> = [];
     for (const file of files) {
       if (file.hidden) continue;
@@ -423,7 +427,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     // HTML suppliers follow the page rules too (their output is never hashed).
     for (const code of modules.code.values()) if (code.view) csp.checkSupplier(code.view.templates);
 
-    // 5. The fingerprinted URLs pages refer to, conflicts, then the implicit GET /d → /d/
+    // 7. Assemble: the fingerprinted URLs pages refer to, conflicts, then the implicit GET /d → /d/
     // redirects of index.html.
     const taken = new Set(entries.map((e) => routeKey(e.spec)));
     for (const served of catalog.served()) {
@@ -441,7 +445,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     // The redirect of a nested site's index goes to its own /d/ (written for the mount like its other redirects).
     addIndexRedirects(entries, (value) => gated(value, value.file, false, true));
 
-    // 6. Router and error pages.
+    // 7 (continued). The router and the ⚡NotFound.html lookup.
     const takesPaths = new WeakMap<ParamDefinition, boolean>();
     router = createRouter(entries, (dir, _name, value, fileParam) => {
       const def = params.get(fileParam ? dir + '/' + _name : dir);

@@ -1,5 +1,6 @@
 /**
- * Mistakes that would otherwise fail silently (issue #8 §8), found once the files are classified:
+ * Mistakes that would otherwise fail silently (docs/routing.md "File → URL"), found once the files
+ * are classified:
  *
  * - a public `.js` that is server code by its content (it imports `'📤'`, `'form'`, `'🔗'`, …) but
  *   not by its name (`get.js`, `save.js`) would be served as a client asset, publishing the

@@ -1,5 +1,6 @@
 /**
- * Model-backed path parameters (REFERENCE §1.4.3–§1.4.4, §3.2): a `{param}` whose 🔗.yaml says
+ * Model-backed path parameters (docs/routing.md "Dynamic segments", docs/request.md
+ * "`field:`: a record"): a `{param}` whose 🔗.yaml says
  * `field: 📦.Task.id` (or a `uid` field) names a record. Before the endpoint runs:
  *
  * - a value that names no record answers 404, through the nearest ⚡NotFound.html;
@@ -113,17 +114,17 @@ function oldUid(session: DataSession, req: RequestInfo, param: ParamValue, model
       if (segments[index] !== param.value) return NOT_FOUND;
       segments[index] = current;
       const location = segments.map(encodeURIComponent).join('/') + (req.query ? '?' + req.query : '');
-      // 301 (REFERENCE OQ-2) for reads; 308 keeps the method and body of a write.
+      // 301 (docs/routing.md "Dynamic segments") for reads; 308 keeps the method and body of a write.
       return { type: 'redirect', status: req.method === 'GET' || req.method === 'HEAD' ? 301 : 308, location };
     });
   });
 }
 
 /**
- * Static-backed path parameters (`field: 🗄.Article.uid`, issue 10): the same contract, answered
- * from the documents read at load — no store, no wait. An unknown value answers 404; a legacy uid
- * (a document's front-matter `uid:` that differs from its path) answers 301 (308 for a write) to
- * the document's current URL.
+ * Static-backed path parameters (`field: 🗄.Article.uid`, docs/content.md "Pages per document"): the
+ * same contract, answered from the documents read at load — no store, no wait. An unknown value
+ * answers 404; a legacy uid (a document's front-matter `uid:` that differs from its path) answers
+ * 301 (308 for a write) to the document's current URL.
  */
 export function withStaticParams(endpoint: Endpoint, content: StaticData, paramDef: (p: ParamValue) => ParamDefinition | undefined): Endpoint {
   const inner = endpoint.handle.bind(endpoint);

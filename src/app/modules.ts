@@ -1,5 +1,5 @@
 /**
- * The modules scripts and views import from (REFERENCE §3.0), for one app:
+ * The modules scripts and views import from (docs/request.md "Where each module can be used"), for one app:
  *
  * - at load, `checkImport(consumer)` tells the compilers whether a name exists;
  * - per request, a `RequestScope` answers `importValue(module, name)`, running each supplier at
@@ -134,10 +134,10 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
 const USER_EXPORTS = new Set(['Me', 'Providers', 'Role', 'SessionId']);
 
 /**
- * `Me` (REFERENCE §7.9): in a view, the signed-in user or null (`{{#Me}}…{{/Me}}`,
- * `{{^Me}}…{{/Me}}`); in a script always an object whose `linked` says whether the visitor is
- * signed in (`if (Me.linked) …`). `avatar()` is an inline SVG of the initials: no request to
- * another origin, so no page policy changes for it.
+ * `Me` (docs/users.md "`'👤'` in pages and scripts"): in a view, the signed-in user or null
+ * (`{{#Me}}…{{/Me}}`, `{{^Me}}…{{/Me}}`); in a script always an object whose `linked` says whether
+ * the visitor is signed in (`if (Me.linked) …`). `avatar()` is an inline SVG of the initials: no
+ * request to another origin, so no page policy changes for it.
  */
 function meValue(user: SignedInUser | null, view: boolean, mayShowAvatar: () => void): unknown {
   if (!user) return view ? null : Object.freeze({ linked: false, id: null, name: null, email: null, avatar: () => new WebSafe('') });
@@ -432,7 +432,8 @@ export class RequestScope {
     const def = this.#paramDef(p);
     const m = def?.form === 'field' ? /^📦\.(\w+)\.\w+$/.exec(def.field) : null;
     const data = this.#system.data;
-    // A model-backed parameter is a link to the record (REFERENCE §3.2): get() loads it.
+    // A model-backed parameter is a link to the record (docs/request.md "`field:`: a record"):
+    // get() loads it.
     if (m && data && data.schema.models.has(m[1]!)) return data.link(m[1]!, this.req.paramIds?.get(p) ?? p.value, this.req.paramRows?.get(p));
     const s = def?.form === 'field' ? /^🗄\.(\w+)\.\w+$/.exec(def.field) : null;
     const content = this.#system.content;

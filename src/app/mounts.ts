@@ -1,5 +1,5 @@
 /**
- * Nested sites (REFERENCE §8.3): `/🔌store.yaml` mounts another site at `/store/`, and
+ * Nested sites (docs/nested-sites.md): `/🔌store.yaml` mounts another site at `/store/`, and
  * `/docs/🔌api.yaml` one at `/docs/api/` (a mount file in a sub-directory mounts below it; not in
  * a private or `{param}` directory, nor inside another nested site). The parent's own files may not
  * answer URLs of the mount (an error at the mount file: checkMountRoutes).
@@ -14,7 +14,7 @@
  *   `url(/…)` and `@import '/…'` in its stylesheets (`.css`, compiled `.scss` and inlined private
  *   stylesheets, rewritten once at load: createCatalog, mountCss) and the `Location` of its redirects, when they start with one `/`, get the
  *   mount path in front. Inline scripts and styles of its pages are left as written (their hashes
- *   are in the policy). The auth gate's redirect to the sign-in page (REFERENCE §1.9, §7.12) goes to
+ *   are in the policy). The auth gate's redirect to the sign-in page (docs/users.md "Nested sites") goes to
  *   the child's `/app/auth/`, and its `next` names the page with the mount path too, since the
  *   sign-in sends the visitor back to `next` as it is (mountSignInRedirect in auth.ts).
  *
@@ -124,8 +124,9 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
           break;
         }
         case 'keys':
-          // REFERENCE §8.3: the credentials (api:stripe.com …) the parent lends the child's REST
-          // connectors. Laneway has no REST connectors yet (docs/connectors.md), so nothing uses them.
+          // docs/nested-sites.md "Credentials: `keys:`": the credentials (api:stripe.com …) the
+          // parent lends the child's REST connectors. Laneway has no REST connectors yet
+          // (docs/connectors.md), so nothing uses them.
           diagnostics.warn(
             'LW_APP_NESTED_SITE',
             '`keys:` has no effect yet: it lends credentials to the REST connectors of the nested site, which Laneway does not support yet (only connector script tags); the nested site gets no keys',

@@ -1,6 +1,6 @@
 /**
- * Rendered content pages, kept per path (issue 10, item 11: a document page costs about what a
- * static file costs).
+ * Rendered content pages, kept per path, so that a document page costs about what a static file
+ * costs (docs/content.md "Content pages are rendered once per path").
  *
  * A view is a **content page** when what it renders is fixed at load: it imports only static
  * models (`'🗄'`), properties (`'🎨'`), the manifest (`'🎛'`), `'util'` and path parameters by

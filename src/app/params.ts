@@ -1,8 +1,9 @@
 /**
- * Path parameter definitions (REFERENCE §1.4, §3.2): every `{param}` directory has a 🔗.yaml and
- * every `{param}.html` page a `{param}🔗.yaml`, holding one of `values:` (a list, or an options
- * field of a model), `field:` (a model's id or uid field) or `feature:`. Read once at load; the
- * router checks fixed values, model-params.ts resolves records at request time.
+ * Path parameter definitions (docs/routing.md "Dynamic segments", docs/request.md): every `{param}`
+ * directory has a 🔗.yaml and every `{param}.html` page a `{param}🔗.yaml`, holding one of `values:`
+ * (a list, or an options field of a model), `field:` (a model's id or uid field) or `feature:`.
+ * Read once at load; the router checks fixed values, model-params.ts resolves records at request
+ * time.
  *
  * `values: 📦.Task.status` becomes the list of that options field's values here, checked by the
  * router like a written list.
@@ -14,7 +15,7 @@ import { paramName, type ParamValue } from '../router/index.js';
 import { yamlToJS, type SourceTree } from '../shared/index.js';
 import { isPrivateDir, type ClassifiedFile } from './classify.js';
 
-/** How a `{param}` segment turns into a value (🔗.yaml, REFERENCE §3.2). */
+/** How a `{param}` segment turns into a value (🔗.yaml; docs/request.md "Path parameters: `'🔗'`"). */
 export type ParamDefinition = (
   | { form: 'values'; values: Set<string> }
   | { form: 'field'; field: string }

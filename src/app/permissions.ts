@@ -1,5 +1,5 @@
 /**
- * Permissions of an endpoint (REFERENCE §7.7, §1.8; docs/permissions.md), for apps with users:
+ * Permissions of an endpoint (docs/permissions.md, "Endpoint configuration"), for apps with users:
  *
  * - every endpoint's requests carry its `permit`: the file (whose directory's 👤.yaml scope
  *   applies) and the roles an endpoint configuration (`📮close.yaml`, `👤: {as: Role}`) runs it

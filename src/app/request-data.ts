@@ -1,5 +1,5 @@
 /**
- * Request data modules (REFERENCE §3.2–§3.5): `'🔗'` path parameters and `Request`, `'form'`,
+ * Request data modules (docs/request.md): `'🔗'` path parameters and `Request`, `'form'`,
  * `'form[]'`, `'form{}'` (request bodies), `'&'` (query string), `'🍪'` (cookies, read only).
  *
  * Every value is plain data (strings, arrays, null-prototype records) so it can cross into a
@@ -100,8 +100,9 @@ export function parseQuery(query: string): FieldMap {
 
 /**
  * Parses a request body: `application/x-www-form-urlencoded`, `multipart/form-data` (text fields
- * only; file parts are refused) or a JSON object (REFERENCE OQ-13). Anything malformed is a 400;
- * more than MAX_FIELDS values is a 413. Every parser is linear in the body size.
+ * only; file parts are refused) or a JSON object (docs/request.md "JSON bodies"). Anything
+ * malformed is a 400; more than MAX_FIELDS values is a 413. Every parser is linear in the body
+ * size.
  */
 export async function parseBody(req: RequestInfo): Promise<FieldMap> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();

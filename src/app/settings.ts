@@ -30,7 +30,7 @@ export interface AppSettings {
   events?: Partial<EventSettings>;
 }
 
-/** The site types of `type:` (REFERENCE §8.1). */
+/** The site types of `type:` (docs/manifest.md "Site types"). */
 export type SiteType = 'connector' | 'management' | 'resource';
 
 /** `limits:` keys → ScriptLimits fields, with the largest value an app may set. */
@@ -121,7 +121,7 @@ const SITE_TYPES = new Set<SiteType>(['connector', 'management', 'resource']);
 const LOCALE = /^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?$/;
 
 /**
- * The manifest keys of REFERENCE §8.1: `name` (required), `locale`, `type`; `app`, `domain` and
+ * The manifest keys (docs/manifest.md "Keys"): `name` (required), `locale`, `type`; `app`, `domain` and
  * `path` are checked and otherwise ignored (no PWA, no deployment rules in Laneway). Unknown keys
  * are warnings.
  */

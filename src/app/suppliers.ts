@@ -1,5 +1,5 @@
 /**
- * Suppliers (`📤`, SPEC "Resources", REFERENCE §3.1): which supplier a name imported from '📤'
+ * Suppliers (`📤`, docs/suppliers.md): which supplier a name imported from '📤'
  * comes from, decided at load for every consumer (endpoint, view, supplier).
  *
  * - A `📤/` directory serves its parent directory and everything below it.
@@ -7,7 +7,7 @@
  * - Two exports of one name at the same level are a build error.
  * - Endpoint-specific: `📤/<route>.js` beside an endpoint whose route name is `<route>`
  *   (`index.html` → `index`, `settings.html` and `🖥settings.js` → `settings`) is visible to that
- *   endpoint only (REFERENCE §3.1.6, OQ-12).
+ *   endpoint only (docs/suppliers.md "Endpoint-specific suppliers").
  * - Pinned: `📤/📌<name>.js` makes the view `<name>.html` beside it see only that file's exports.
  * - A supplier importing a name it exports itself gets the next provider up (it can wrap it).
  * - Import cycles between suppliers are build errors.

@@ -4,7 +4,8 @@
  * request's transaction is committed — cookies are written, and messages and `Messages.data`
  * values are left for the visitor's next page.
  *
- * - Cookies and e-mail are effects of a successful POST, PUT or DELETE only (REFERENCE §2.4.4).
+ * - Cookies and e-mail are effects of a successful POST, PUT or DELETE only (docs/messages.md
+ *   "Cookies", docs/email.md "Scripts").
  * - Messages go to the next page when the request succeeded, and with any redirect (a failed one
  *   too: `throw Redirect.home().error('…')` tells the visitor why); a failed request that answers
  *   otherwise (400, 422, 500) leaves nothing.
@@ -59,11 +60,12 @@ function flashOf(effects: RequestEffects | undefined, redirect: ScriptRedirect |
 /**
  * Writes the cookies of a successful request, leaves the flash for the next page, and stores the
  * form state a `Redirect….invalid($ModelInvalid)` carries (its id goes on the redirect as
- * `?_form=`, REFERENCE OQ-9). Returns the answer (its location changed for a form state) and its
- * `Set-Cookie` headers. A successful request passes its transaction `tx` (before its commit): the
- * flash and the form state are written with its other writes, and the commit decides for all of
- * them. A failed one calls after its rollback, without `tx`: a transaction of their own. A flash
- * that cannot be stored then (the database went away) is logged, not fatal.
+ * `?_form=`, docs/forms.md "In scripts and views at run time"). Returns the answer (its location
+ * changed for a form state) and its `Set-Cookie` headers. A successful request passes its
+ * transaction `tx` (before its commit): the flash and the form state are written with its other
+ * writes, and the commit decides for all of them. A failed one calls after its rollback, without
+ * `tx`: a transaction of their own. A flash that cannot be stored then (the database went away) is
+ * logged, not fatal.
  */
 export async function settleVisitor(
   scope: RequestScope,

@@ -1,5 +1,5 @@
 /**
- * The app's static assets as pages refer to them (REFERENCE §1.6, OQ-7, OQ-26):
+ * The app's static assets as pages refer to them (docs/assets.md):
  *
  * - fingerprints: a reference to a public asset is rewritten to `/<path>.<hash8>.<ext>`, where
  *   `hash8` is the start of the SHA-256 of the bytes served; that URL never changes meaning and

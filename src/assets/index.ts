@@ -1,6 +1,6 @@
 /**
  * Static assets: SCSS compilation, content fingerprints, `📌` pins and private-file inlining
- * (REFERENCE §1.6). The loader builds one AssetCatalog per load and wires it to the page pass
+ * (docs/assets.md). The loader builds one AssetCatalog per load and wires it to the page pass
  * of `src/csp` (rewrite and inline hooks).
  */
 export {

@@ -6,7 +6,7 @@
  * package per platform, and `npm ci` refuses a lockfile that lacks any of them, which happens when
  * a registry mirror carries only some platforms. The pure-JS package installs everywhere.
  *
- * Imports are app paths (REFERENCE §1.6.3): `@import "/dir/name"` reads `/dir/_name.scss`, then
+ * Imports are app paths (docs/assets.md "SCSS"): `@import "/dir/name"` reads `/dir/_name.scss`, then
  * `/dir/name.scss` (then `.css`, then `/dir/name/_index.scss`); relative imports resolve against
  * the importing file; `@import '/🎨'` reads the properties file, whose `$variables` become Sass
  * variables (the loader's `read` gives the text as src/content/properties.ts parsed it: one

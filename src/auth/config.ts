@@ -1,9 +1,10 @@
 /**
- * The users configuration of an app (REFERENCE §7, docs/users.md, docs/permissions.md): every
- * `👤.yaml` read once at load into a checked AuthConfig — whether users are on, the auth mode of
- * each directory, the sign-in providers, the declared roles and every permission grant — and the
- * `👤:` key of endpoint configurations (§1.8). Pure: texts in, data and diagnostics out; no HTTP,
- * no database. Every mistake is reported at its YAML line and column, and reading carries on.
+ * The users configuration of an app (docs/users.md, docs/permissions.md): every `👤.yaml` read once
+ * at load into a checked AuthConfig — whether users are on, the auth mode of each directory, the
+ * sign-in providers, the declared roles and every permission grant — and the `👤:` key of endpoint
+ * configurations (docs/permissions.md "Endpoint configuration"). Pure: texts in, data and
+ * diagnostics out; no HTTP, no database. Every mistake is reported at its YAML line and column, and
+ * reading carries on.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
 import { locate, type Code, type DiagnosticList } from '../diag/index.js';
@@ -648,7 +649,7 @@ function distance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** What an endpoint configuration's `👤:` asks (REFERENCE §1.8). */
+/** What an endpoint configuration's `👤:` asks (docs/permissions.md "Endpoint configuration"). */
 export interface EndpointAuth {
   /** Roles the endpoint runs with, whoever the visitor: `as:`, and the short forms `👤: Role` and `👤: [A, B]`. */
   as: string[];

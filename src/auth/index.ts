@@ -1,9 +1,10 @@
 /**
- * Users (REFERENCE §7, §1.8): the pure part. `readAuthConfig` reads every 👤.yaml of an app into
- * a checked AuthConfig (users on or off, auth mode per directory, providers, roles, grants checked
- * against the models); `readEndpointAuth` reads the `👤:` key of an endpoint configuration; and
- * `permissionScope` / `permissionsFor` compile the grants into the effective permissions a request
- * checks. Sign-in, sessions of users and profiles live elsewhere.
+ * Users (docs/users.md; `👤:` of endpoints: docs/permissions.md "Endpoint configuration"): the pure
+ * part. `readAuthConfig` reads every 👤.yaml of an app into a checked AuthConfig (users on or off,
+ * auth mode per directory, providers, roles, grants checked against the models); `readEndpointAuth`
+ * reads the `👤:` key of an endpoint configuration; and `permissionScope` / `permissionsFor` compile
+ * the grants into the effective permissions a request checks. Sign-in, sessions of users and
+ * profiles live elsewhere.
  */
 export {
   readAuthConfig,

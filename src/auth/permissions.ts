@@ -1,10 +1,11 @@
 /**
- * Effective permissions (REFERENCE §7.4–§7.7, docs/permissions.md), compiled from an AuthConfig
- * for the request path. Grants are only ever added: a role's permissions in a directory are its
- * grants in every 👤.yaml from the root down to the directory's nearest one; the effective
- * permissions of a visitor are the union of `default` and the roles they hold there; a resource
- * takes its own grants and those of the broader resources above it (`📦.Task.title` ← `📦.Task`
- * ← `📦` ← `Role: all`), so the rule most specific to a resource is built on the broader ones.
+ * Effective permissions (docs/permissions.md "How effective permissions are computed"), compiled
+ * from an AuthConfig for the request path. Grants are only ever added: a role's permissions in a
+ * directory are its grants in every 👤.yaml from the root down to the directory's nearest one; the
+ * effective permissions of a visitor are the union of `default` and the roles they hold there; a
+ * resource takes its own grants and those of the broader resources above it (`📦.Task.title` ←
+ * `📦.Task` ← `📦` ← `Role: all`), so the rule most specific to a resource is built on the broader
+ * ones.
  *
  * A page checks permissions on every request, so the work is done ahead: per scope (a directory
  * with a 👤.yaml) and role, a table of resource → operation bits, made once; per scope and set of
@@ -108,7 +109,7 @@ export class PermissionScope {
 
 const NONE: readonly string[] = [];
 
-/** No /👤.yaml: there are no users, and `default` may do everything (REFERENCE §7.1). */
+/** No /👤.yaml: there are no users, and `default` may do everything (docs/permissions.md "Roles"). */
 class FullPermissions implements Permissions {
   constructor(readonly roles: readonly string[]) {}
   can(): boolean {
@@ -234,7 +235,7 @@ export function permissionsFor(config: AuthConfig, path: string, roles: RoleSet 
   return permissionScope(config, path).for(roles);
 }
 
-/** Whether updating a field of this name is a change of state (REFERENCE §7.5). */
+/** Whether updating a field of this name is a change of state (docs/permissions.md "Operations": `state`). */
 export function isStateField(name: string): boolean {
   return STATE_FIELDS.has(name);
 }

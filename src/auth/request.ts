@@ -1,5 +1,5 @@
 /**
- * The permissions of one request (REFERENCE §7.7, docs/permissions.md "How effective permissions
+ * The permissions of one request (docs/permissions.md "How effective permissions
  * are computed"): the endpoint's scope, `default`, the roles an endpoint runs as (`👤: {as}`), the
  * roles of the signed-in user's top-level profiles, and, per record, the roles of the user's
  * profiles in the record's container.

@@ -1,5 +1,5 @@
 /**
- * Where users live (REFERENCE §7): three tables in the app's store, so that any instance answers
+ * Where users live (docs/users.md): three tables in the app's store, so that any instance answers
  * any signed-in visitor and nothing about a user is kept in one process's memory.
  *
  * - `lw__user`: one row per account, keyed by provider and subject (the provider's stable id of

@@ -13,8 +13,8 @@ import { checkAppDirectory, colorEnabled, palette, parseCommandLine, parseLogFor
 import { NEW_HELP, runNew } from './new.js';
 import { jsonIo } from './output.js';
 // What only serving needs is imported when a command serves (`check` starts faster without it):
-// the HTTP server, `laneway dev`'s development server and file watcher (issue 13), `serve
-// --workers N`, health and metrics (issue 13, items 6–8; docs/deploy.md).
+// the HTTP server, `laneway dev`'s development server and file watcher (docs/cli.md), `serve
+// --workers N`, health and metrics (docs/deploy.md).
 import type { ServeScaling } from '../supervisor/index.js';
 
 const HELP: Record<string, string> = {

@@ -1,6 +1,7 @@
 /**
- * Connector tags (REFERENCE §4.9, §8.4): `<clicky.com-script async/>` in a view or page becomes the
- * `<script>` the connector defines, and the connector's policy additions join the page's policy.
+ * Connector tags (docs/connectors.md "Tags in views and pages"): `<clicky.com-script async/>` in a
+ * view or page becomes the `<script>` the connector defines, and the connector's policy additions
+ * join the page's policy.
  *
  * 1. `/🔌.yaml` lists the connectors the app imports: git URLs
  *    (`https://github.com/stacklane-registry/clicky.com.git#!v1.0.1`) or local paths.

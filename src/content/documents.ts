@@ -1,5 +1,5 @@
 /**
- * Static models (REFERENCE §6.8): definitions in `/🗄/` and their documents in `/🗄/<Model>/**`,
+ * Static models (docs/content.md): definitions in `/🗄/` and their documents in `/🗄/<Model>/**`,
  * read, checked and turned into records at load.
  *
  * 1. Definitions: `/🗄/🌐Name.yaml`, `/🗄/📄Name.yaml`, `/🗄/📎Name.yaml` or `/🗄/Name.yaml`

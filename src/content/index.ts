@@ -1,5 +1,5 @@
 /**
- * Content sites (issue 10): static models under `/🗄/` with their documents, read and checked at
+ * Content sites (docs/content.md): static models under `/🗄/` with their documents, read and checked at
  * load (documents.ts), and the in-memory backend of the query API (query.ts); the Markdown
  * renderer (markdown.ts, slug.ts) and the rich-text values views read (rich-text.ts); the
  * properties of `/🎨.scss` (properties.ts).

@@ -1,6 +1,7 @@
 /**
- * The rich-text renderer of static documents, `markdown` and `html` fields (REFERENCE §6.8.6–7,
- * §6.11). For Markdown, four functions:
+ * The rich-text renderer of static documents, `markdown` and `html` fields
+ * (docs/content.md "Markdown", docs/models.md "HTML, Markdown and SVG icon"). For Markdown, four
+ * functions:
  *
  * - `renderMarkdown(text, options?, context?)`: safe HTML, cleaned by `sanitizeHtml` (the allow-list
  *   of `html` fields, src/models/rich.ts) as the last step;

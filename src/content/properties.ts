@@ -1,5 +1,5 @@
 /**
- * The properties file `/🎨.scss` (REFERENCE §8.2, docs/properties.md), read once at load.
+ * The properties file `/🎨.scss` (docs/properties.md), read once at load.
  *
  * The file is SCSS restricted to variables: `$name: value;` declarations, comments, and doc
  * comments whose `@category` (style, messages, options) applies to the declarations after it and
@@ -163,8 +163,8 @@ export class AppProperties {
 
   /**
    * The build-time check of `import {name} from '🎨'` (views and scripts): true or why not.
-   * `Msg`, when no property has that name, is the namespace (REFERENCE §10.12: the users docs
-   * import it by that name).
+   * `Msg`, when no property has that name, is the namespace (docs/properties.md "In scripts":
+   * the platform's own examples import it by that name).
    */
   checkImport(name: string): true | string {
     if (name === '*' || this.#byName.has(name) || name === 'Msg') return true;

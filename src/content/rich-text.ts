@@ -1,10 +1,11 @@
 /**
- * A rich-text field's value as views read it (REFERENCE §6.11), for `markdown` and `html` fields:
- * printed raw (`{{{ post.body }}}`) it is its HTML with the field's `render:` options; its members
- * give the rest — `value` (the source: Markdown, or the field's cleaned HTML), `markdown()` (the
- * Markdown source; null for an `html` field), `empty`, `length`, `valid`/`invalid`, `text()`,
- * `html(options)` (per call, merged over the field's: `{{{ a.body.html minimumHeaderLevel=2
- * h2='title' }}}`) and `sections()` (the top-level headings, each `{id, title}`).
+ * A rich-text field's value as views read it (docs/content.md "Members of a rich-text value"), for
+ * `markdown` and `html` fields: printed raw (`{{{ post.body }}}`) it is its HTML with the field's
+ * `render:` options; its members give the rest — `value` (the source: Markdown, or the field's
+ * cleaned HTML), `markdown()` (the Markdown source; null for an `html` field), `empty`, `length`,
+ * `valid`/`invalid`, `text()`, `html(options)` (per call, merged over the field's: `{{{ a.body.html
+ * minimumHeaderLevel=2 h2='title' }}}`) and `sections()` (the top-level headings, each `{id,
+ * title}`).
  *
  * Renderings are cached per text and option set by the `RichTextRenderer` of the field, which
  * the app builds at load (a static document's body is rendered there, once): a page request
@@ -160,7 +161,7 @@ export class RichText {
   toString(): string {
     return this.#renderer.html(this.#text);
   }
-  /** In JSON, the HTML (OQ-10), as a script's output gives it. */
+  /** In JSON, the HTML (docs/content.md "Rich text in scripts"), as a script's output gives it. */
   toJSON(): string {
     return this.#renderer.html(this.#text);
   }

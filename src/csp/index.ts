@@ -1,6 +1,6 @@
 /**
  * Content-Security-Policy for every page, computed when the app loads from the files the
- * developer wrote (SPEC "Content security policy", REFERENCE §5.1, OQ-16), never from data.
+ * developer wrote (docs/security.md "The policy"), never from data.
  *
  * The loader makes one PolicyCompiler per load. The template engine calls `prepare` once per
  * file before generating its code (the page pass of scan.ts: restrictions, sources, hashes of

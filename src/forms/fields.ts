@@ -1,6 +1,6 @@
 /**
  * Which model fields a visitor may fill, with which control, and the default form of a model
- * (`M.Form`, REFERENCE §6.9.1).
+ * (`M.Form`, docs/forms.md "Which fields a form fills").
  *
  * Fillable: a field that is not built in (`id`, `created`, `modified`), not `protected: true`, and
  * of a type a visitor can type or choose:

@@ -1,5 +1,5 @@
 /**
- * Forms (REFERENCE §6.9), the pure layer: form types from models (`M.Form`) and form files
+ * Forms (docs/forms.md), the pure layer: form types from models (`M.Form`) and form files
  * (`📤/⏳Name.yaml`), reading a submission into checked values and messages, and the view model
  * of a form instance for Mustache views. Requests, sessions and form-state storage are wired
  * elsewhere (src/app, src/script); this folder depends only on diag, shared and models.

@@ -1,5 +1,5 @@
 /**
- * A form file (`📤/⏳Name.yaml`, REFERENCE §6.9) → a FormType. The shapes:
+ * A form file (`📤/⏳Name.yaml`, docs/forms.md "Form files") → a FormType. The shapes:
  *
  * ```yaml
  * 🎛: {requirePreviousState: false}     # optional, any shape

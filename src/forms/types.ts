@@ -1,11 +1,11 @@
 /**
- * The shapes of the form layer (REFERENCE §6.9): a form type compiled at load from a model
+ * The shapes of the form layer (docs/forms.md): a form type compiled at load from a model
  * (`M.Form`) or a form file (`📤/⏳Name.yaml`), the messages a submission produces, and the view
  * model Mustache views read. Plain data; nothing here knows about requests or storage.
  */
 import type { FieldDefinition, SourcePosition } from '../models/index.js';
 
-/** The one control a field is shown with (REFERENCE §6.9.9). */
+/** The one control a field is shown with (docs/forms.md "Which fields a form fills"). */
 export type FormControl = 'input' | 'textarea' | 'toggle' | 'selectOne' | 'selectMany';
 
 /** The `type` attribute of an `input` control. */
@@ -15,7 +15,7 @@ export type InputType = 'text' | 'number' | 'date' | 'datetime-local';
 export interface FormField {
   /** The model field's name: `title`. */
   readonly name: string;
-  /** `<Model>_<field>` (`Task_title`): the name of the control's input, and of messages (REFERENCE §6.9.8). */
+  /** `<Model>_<field>` (`Task_title`): the name of the control's input, and of messages (docs/forms.md "Reading a submission"). */
   readonly path: string;
   /** The model's definition of the field (type, bounds, option values, optional), unchanged. */
   readonly definition: FieldDefinition;

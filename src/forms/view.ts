@@ -1,5 +1,5 @@
 /**
- * The view model of a form instance (REFERENCE §6.9.6–9): a frozen, plain object Mustache views
+ * The view model of a form instance (docs/forms.md "Forms in views"): a frozen, plain object Mustache views
  * read — `{{#form.title}}<input name="{{path}}" {{{input.attributes}}}>{{/form.title}}`.
  *
  * `attributes` is the one piece of markup: attribute text that views print raw with triple
@@ -59,7 +59,7 @@ function attributes(list: Array<[string, string | number | boolean | undefined]>
   return new HtmlAttributes(parts.join(' '));
 }
 
-/** uid: lowercase letters, digits and inner hyphens (REFERENCE §6.3). Written for the `v` flag browsers compile `pattern` with. */
+/** uid: lowercase letters, digits and inner hyphens (docs/models.md "Field types"). Written for the `v` flag browsers compile `pattern` with. */
 const UID_PATTERN = '[a-z0-9][a-z0-9\\-]*[a-z0-9]';
 const COUNTRY_PATTERN = '[A-Za-z]{3}';
 const NUMBER = '[+\\-]?(?:\\d+\\.?\\d*|\\.\\d+)';

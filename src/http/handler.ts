@@ -119,7 +119,8 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
         return sendReply(req, res, reply, dir, info);
       }
     }
-    // A server error's page names the request id the log line has (issue 13), when its message does not already.
+    // A server error's page names the request id the log line has, when its message does not
+    // already (docs/cli.md "`laneway dev DIR`").
     const shown = status >= 500 && !message.includes(info.id) ? `${message} The error was logged with id ${info.id}.` : message;
     return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, shown, detail), { headers });
   }

@@ -8,7 +8,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync } from 'node:zlib';
 import type { Asset } from '../app/index.js';
 
-/** Sent with every response (SPEC "Content security policy" companions; issue 5 item 8). */
+/** Sent with every response (docs/security.md "Other headers"). */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'strict-origin-when-cross-origin',

@@ -1,6 +1,7 @@
 /**
- * The images of an app in its store: one table, `lw__image`, with a row per upload (REFERENCE
- * §6.10). The bytes live in files (files.ts); the row says whose they are and where they stand:
+ * The images of an app in its store: one table, `lw__image`, with a row per upload (docs/images.md
+ * "Where the files are"). The bytes live in files (files.ts); the row says whose they are and where
+ * they stand:
  *
  * | column        | meaning                                                                   |
  * |---------------|---------------------------------------------------------------------------|

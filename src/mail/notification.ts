@@ -1,9 +1,9 @@
 /**
- * Notifications (REFERENCE §3.8): `/📡/Name.yaml` declares the fields of a message to the site's
- * owner (model syntax) and, in its `🎛:` block, the recipient (`default`) and a Mustache subject
- * over the fields; `/📡/Name/email.txt` is the Mustache body. Read and compiled at load, every
- * problem reported at its file and line; at run time a submitted notification is rendered into a
- * plain MailMessage and queued like any other e-mail.
+ * Notifications (docs/email.md "Notifications"): `/📡/Name.yaml` declares the fields of a message to
+ * the site's owner (model syntax) and, in its `🎛:` block, the recipient (`default`) and a Mustache
+ * subject over the fields; `/📡/Name/email.txt` is the Mustache body. Read and compiled at load,
+ * every problem reported at its file and line; at run time a submitted notification is rendered
+ * into a plain MailMessage and queued like any other e-mail.
  *
  *     🎛:
  *       default: sales@example.com

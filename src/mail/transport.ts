@@ -102,7 +102,7 @@ export interface SmtpTarget {
   pass?: string;
 }
 
-/** The platform's providers (REFERENCE §3.7) and their submission endpoints. */
+/** The platform's providers (docs/email.md "Configuration") and their submission endpoints. */
 export const SMTP_PRESETS: Readonly<Record<string, { host: string; port: number }>> = {
   gmail: { host: 'smtp.gmail.com', port: 465 },
   mailgun: { host: 'smtp.mailgun.org', port: 587 },

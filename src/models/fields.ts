@@ -72,7 +72,7 @@ const TYPE_OPTIONS: Record<FieldType, string[]> = {
 
 /** Types an `order: true` field may have. */
 const ORDER_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['string', 'integer', 'double', 'timestamp', 'date']);
-/** In a contained model, only these names may order (REFERENCE §6.4). */
+/** In a contained model, only these names may order (docs/models.md "Ordering"). */
 const CONTAINED_ORDER_NAMES = new Set(['title', 'name', 'order', 'hierarchy']);
 const RICH_TEXT_MAX = 20000;
 const INT64_HINT = 'a whole number between -9223372036854775808 and 9223372036854775807';
@@ -168,7 +168,7 @@ export function parseDefinition(header: ModelHeader, source: string, ctx: ParseC
 }
 
 /**
- * A profile's own fields (REFERENCE §7.8), after the fields it defines: `user`, the user it
+ * A profile's own fields (docs/models.md "User profiles"), after the fields it defines: `user`, the user it
  * belongs to (`.user(Me)`), and `role`, the name of a role of /👤.yaml (`.role(Role.Owner)`).
  * Scripts set them; forms never do (notFillableReason).
  */

@@ -1,5 +1,5 @@
 /**
- * Hierarchy positions (REFERENCE §6.5): strings such as `/0/`, `/3.1/` or `/1/2/` that give
+ * Hierarchy positions (docs/models.md "Ordering"): strings such as `/0/`, `/3.1/` or `/1/2/` that give
  * records a manual, nested order. Each segment between slashes is a canonical decimal number;
  * every function here is pure and does its arithmetic on BigInt-scaled decimals, never on floats.
  *

@@ -1,8 +1,8 @@
 /**
- * Model definitions (`/📦/`, REFERENCE §6.1–§6.5): read and checked into a ModelSchema at load,
+ * Model definitions (`/📦/`, docs/models.md): read and checked into a ModelSchema at load,
  * with every problem reported at its YAML line and column; and the per-type value checks that
- * forms and scripts will run before storing. Storage, the scripting API and queries come with
- * the rest of issue 9.
+ * forms and scripts run before storing. Storage is src/store/; the scripting API and queries are
+ * the realm's model runtime (docs/architecture.md "Models at run time").
  */
 export { readModelDefinitions, type ReadModelOptions } from './read.js';
 export { parseDefinition, type ModelHeader, type ParseContext } from './fields.js';

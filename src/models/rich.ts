@@ -1,7 +1,7 @@
 /**
- * Rich text: the `html` and `markdown` field types (REFERENCE §6.3). With `svg-icon` they are the
- * only values views print raw with `{{{ }}}`, so what they may hold is an allow-list, enforced
- * here:
+ * Rich text: the `html` and `markdown` field types (docs/models.md "HTML, Markdown and SVG icon").
+ * With `svg-icon` they are the only values views print raw with `{{{ }}}`, so what they may hold is
+ * an allow-list, enforced here:
  *
  * - elements: blocks `h1`–`h6 div p pre blockquote ul ol li`, inline `a br code em s strong sub
  *   sup del ins`; any other element is removed and its text kept, except the elements in

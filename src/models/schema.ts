@@ -6,7 +6,7 @@
 /** 🌐 Universal, 📄 Content, 👤 User Profile (a Universal model with `user` and `role` reserved), 📎 Embedded. */
 export type ModelKind = 'universal' | 'content' | 'profile' | 'embedded';
 
-/** The field types of REFERENCE §6.3 that this version stores. */
+/** The field types this version stores (docs/models.md "Field types"). */
 export type ValueType =
   | 'string'
   | 'boolean'
@@ -86,7 +86,7 @@ export interface FieldDefinition {
    * document's path, a uid field; `date` (`document-date`): the date in the document's path, a date field.
    */
   document?: 'markdown' | 'uid' | 'date';
-  /** `public: true` on an image field: its images get non-expiring, publicly cacheable URLs (REFERENCE §6.10.6). */
+  /** `public: true` on an image field: its images get non-expiring, publicly cacheable URLs (docs/images.md "Serving"). */
   public?: boolean;
   /** `document-uid` with `path: true`: the uid is the path under /🗄/<Model>/ without extension. */
   path?: boolean;

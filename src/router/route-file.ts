@@ -1,7 +1,7 @@
 /**
- * Which URL a file answers. This is the whole file-name → route rule set of SPEC.md ("Script
- * endpoint routing", "Mustache (HTML) endpoint routing") and REFERENCE §1.2–§1.4, as a pure
- * function of an app-relative path. The loader decides first whether a file is public at all.
+ * Which URL a file answers. This is the whole file-name → route rule set (docs/routing.md "File →
+ * URL", "Dynamic segments"), as a pure function of an app-relative path. The loader decides first
+ * whether a file is public at all.
  */
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -21,7 +21,7 @@ export interface RouteSpec {
   segments: Segment[];
   trailingSlash: boolean;
   kind: RouteKind;
-  /** Special script flavours of REFERENCE §2.10/§2.11. */
+  /** Special script flavours: `🖱` click actions and `⏱` event streams (docs/routing.md "File → URL"). */
   flavour?: 'click' | 'events';
   file: string;
 }
@@ -115,7 +115,7 @@ function routeOf(path: string, kind: RouteKind): RouteSpec | undefined {
       if (!name.startsWith(emoji)) continue;
       const base = name.slice(emoji.length, -3);
       if (base === 'index') {
-        // Only GET has a directory index (SPEC: `🖥index.js` answers GET /dir/).
+        // Only GET has a directory index (docs/routing.md "File → URL": `🖥index.js` answers GET /dir/).
         if (emoji !== '🖥') return undefined;
         return { method, segments, trailingSlash: true, kind, file: path };
       }

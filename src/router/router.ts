@@ -6,8 +6,9 @@
  * most one `{param}` directory child, and at most one `{param}.html` file parameter. Paths without
  * parameters are also kept in one Map, so most requests are a single lookup.
  *
- * Precedence (REFERENCE OQ-8): literal segment > `{param}` directory > `{param}.html` file. The
- * walk backtracks: when a literal branch leads nowhere, the parameter branch is tried.
+ * Precedence (docs/routing.md "Dynamic segments"): literal segment > `{param}` directory >
+ * `{param}.html` file. The walk backtracks: when a literal branch leads nowhere, the parameter
+ * branch is tried.
  */
 import { paramName, type Method, type RouteSpec, type Segment } from './route-file.js';
 import type { SplitPath } from './request-path.js';

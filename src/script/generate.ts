@@ -268,7 +268,7 @@ class Generator {
       this.#emit('catch ($lw_e) { $lw_b.chk($lw_e); ');
       if (top) this.#emit('$lw_cv = undefined; ');
       const pname = node.handler.param?.type === 'Identifier' ? node.handler.param.name : '';
-      // catch ($ModelNotFound) / catch ($ModelInvalid) catch only that error (REFERENCE §2.9).
+      // catch ($ModelNotFound) / catch ($ModelInvalid) catch only that error (docs/queries.md "Errors").
       if (pname === '$ModelNotFound' || pname === '$ModelInvalid') this.#emit(`if (!$lw_me($lw_e, ${pname === '$ModelNotFound' ? 1 : 2})) throw $lw_e; `);
       if (node.handler.param) {
         this.#emit('let ');

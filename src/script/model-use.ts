@@ -1,6 +1,6 @@
 /**
- * Build-time checks of a script's use of the app's models (issue 9): what the compiler can see
- * from the source alone, reported at the member's line and column.
+ * Build-time checks of a script's use of the app's models (docs/queries.md "Errors"): what the
+ * compiler can see from the source alone, reported at the member's line and column.
  *
  * - `Task.titel(…)`, `Task.titel_gt(…)`: a member the model does not have (LW_MODEL_MEMBER);
  * - `new Task().titel('x')`: a setter of a field the model does not have (LW_MODEL_MEMBER);

@@ -1,19 +1,20 @@
 /**
- * outcomeToResponse: the pure mapping of a run's outcome to an HTTP answer.
+ * outcomeToResponse: the pure mapping of a run's outcome to an HTTP answer (docs/scripting.md
+ * "Completion value → response"; a failed run is rolled back).
  *
  * | Outcome                                         | Answer                                      |
  * |-------------------------------------------------|---------------------------------------------|
  * | value: Redirect builder                         | 302 to its path (failed if `.invalid(…)`)   |
- * | value: string starting with `/`                 | 302 within the app (SPEC "Script output")   |
+ * | value: string starting with `/`                 | 302 within the app                          |
  * | value: string starting with `http://`/`https://`| 302 to that URL                             |
  * | value: `/path` or builder, POST/PUT/DELETE+AJAX | reroute: the caller answers GET path        |
  * | value: undefined (no expression emitted)        | 204, empty body                             |
  * | value: a function                               | 500 (LW_SCRIPT_BAD_OUTPUT)                   |
  * | value: anything else (object, array, number…)   | 200 JSON                                    |
- * | thrown: Redirect builder                        | 302, failed (REFERENCE §2.4.3, OQ-1)        |
- * | thrown: string                                  | 400 JSON `{"error": s}`, failed (OQ-6)      |
- * | thrown: object / other value                    | 400 JSON as it is, failed (OQ-6)            |
- * | limit                                           | 503 (OQ-6 "Timeout")                        |
+ * | thrown: Redirect builder                        | 302, failed                                 |
+ * | thrown: string                                  | 400 JSON `{"error": s}`, failed             |
+ * | thrown: object / other value                    | 400 JSON as it is, failed                   |
+ * | limit                                           | 503                                         |
  * | error                                           | its status (500 unless the host said, e.g. 404) |
  *
  * A redirect target that is not a same-origin path (`//x`, `/\x`, control characters) or an
@@ -37,7 +38,8 @@ export function outcomeToResponse(outcome: RunOutcome, request: ResponseRequest)
       return { kind: 'error', status: 503, message: 'The script took too long or used too much memory.', code: outcome.error.code };
     case 'error': {
       const { error } = outcome;
-      // Uncaught $ModelInvalid: 422 with the field messages (REFERENCE OQ-6); the unique conflict: 409 naming the field.
+      // Uncaught $ModelInvalid: 422 with the field messages (docs/queries.md "Errors"); the unique
+      // conflict: 409 naming the field.
       if (error.code === 'LW_MODEL_INVALID') {
         const messages = (error as LanewayError & { messages?: unknown }).messages ?? [];
         return { kind: 'json', status: 422, body: JSON.stringify({ messages }), failed: true };

@@ -1,6 +1,6 @@
 /**
- * The host side of a `Redirect` builder (REFERENCE §2.5), and the checks every redirect target
- * passes before it reaches a `Location` header.
+ * The host side of a `Redirect` builder (docs/scripting.md "Redirect builder"), and the checks
+ * every redirect target passes before it reaches a `Location` header.
  */
 
 export type FlashType = 'success' | 'info' | 'warning' | 'error';
@@ -63,7 +63,7 @@ export class ScriptRedirect {
     return this.path + (q ? `?${q}` : '') + (this.hash ? `#${encodeURIComponent(this.hash)}` : '');
   }
 
-  /** The JSON form (OQ-10): `{"path": "/a/", "messages": [{"type": "success", "value": "…"}]}`. */
+  /** The JSON form (docs/scripting.md "Redirect builder"): `{"path": "/a/", "messages": [{"type": "success", "value": "…"}]}`. */
   toJSON(): { path: string; messages: FlashMessage[] } {
     return { path: this.location, messages: this.messages.map((m) => ({ type: m.type, value: m.value })) };
   }

@@ -1,7 +1,7 @@
 /**
- * The `'util'` module (REFERENCE §3.6): `ID`, `Encoding`, `Dates`. Host values, frozen; scripts
- * reach them through the membrane like any import (so the copies are made once and cached).
- * `Identicon` belongs to the image work and is not here yet.
+ * The `'util'` module (docs/scripting.md "The `'util'` module"): `ID`, `Encoding`, `Dates`. Host
+ * values, frozen; scripts reach them through the membrane like any import (so the copies are made
+ * once and cached). `Identicon` belongs to the image work and is not here yet.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -30,7 +30,7 @@ const base64Url = Object.freeze({
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const html = Object.freeze({
-  /** Escapes & < > " ' (OQ-25). */
+  /** Escapes & < > " ' (docs/scripting.md "The `'util'` module": `Encoding.html().escape(s)`). */
   escape: (s: unknown): string => String(s ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!),
 });
 

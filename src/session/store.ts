@@ -15,7 +15,7 @@ import { ensureTables, inTransaction, type Engine, type Row, type SqlValue, type
 
 /** A session's stored state lives this long after its last write. */
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
-/** Form states are readable for 4 hours (REFERENCE §6.9). */
+/** Form states are readable for 4 hours (docs/messages.md "The session"). */
 export const FORM_TTL_MS = 4 * 3600_000;
 /** A session's flash holds at most this many messages and this many `Messages.data` values, the newest (docs/messages.md). */
 export const FLASH_MAX = 50;

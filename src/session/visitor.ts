@@ -1,5 +1,5 @@
 /**
- * A request's visitor (REFERENCE §1.9.4, OQ-21): the session it belongs to, made lazily — only
+ * A request's visitor (docs/messages.md "The session"): the session it belongs to, made lazily — only
  * when a feature needs one (a form view, a message for the next page, a stored form state) — and
  * the cookies its answer sets.
  *
@@ -20,7 +20,7 @@ export interface VisitorContext {
   store: VisitorStore;
 }
 
-/** A cookie a script writes (`Cookie.name(…).value(…).days(n).submit()`, REFERENCE §3.5). */
+/** A cookie a script writes (`Cookie.name(…).value(…).days(n).submit()`, docs/messages.md "Cookies"). */
 export interface ScriptCookie {
   name: string;
   value: string;

@@ -459,7 +459,7 @@ export class DataSession {
       const uids = t.fields.filter((f) => f.field.type === 'uid' && f.field.name in op[4]);
       const record = (): void | Promise<void> => {
         if (!uids.length) return;
-        // Old uid values answer 301 to the current one (REFERENCE §3.2).
+        // Old uid values answer 301 to the current one (docs/routing.md "Dynamic segments").
         const rows = this.#all(`SELECT ${uids.map((f) => q(f.column)).join(', ')} FROM ${q(t.table)} WHERE "id" = ?`, [op[2]]);
         return then(rows, (r) => {
           let chain: void | Promise<void> = undefined;
@@ -497,8 +497,8 @@ export class DataSession {
   }
 
   /**
-   * The record a path parameter names (REFERENCE §3.2), by `id` or a `uid` field: its row as
-   * select() gives it (id, created, modified, container, fields…), or undefined.
+   * The record a path parameter names (docs/request.md "`field:`: a record"), by `id` or a `uid`
+   * field: its row as select() gives it (id, created, modified, container, fields…), or undefined.
    */
   findRecord(model: string, field: string, value: string): unknown[] | undefined | Promise<unknown[] | undefined> {
     const t = this.#table(model);

@@ -123,7 +123,7 @@ export function layoutModel(model: ModelDefinition): TableLayout {
   }
   indexes.push({ name: `${table}__natural`, columns: [...scope, ...(orderColumn ? [orderColumn] : []), 'created', 'id'], unique: false });
   // A markdown field reads its source (the runtime renders it, cached per text); `h_` keeps the HTML
-  // for the rich-text properties of static content (issue 10).
+  // for the rich-text properties of static content (docs/content.md).
   const select = ['id', 'created', 'modified', 'container', ...fields.map((f) => f.column)].map(q).join(', ');
   return { model, table, contained, fields, byName: new Map(fields.map((f) => [f.field.name, f])), select, columns, indexes, ...(orderColumn ? { orderColumn } : {}) };
 }

@@ -1,5 +1,5 @@
 /**
- * The expression grammar inside view tags (REFERENCE §4.2):
+ * The expression grammar inside view tags (docs/views.md "Expressions"):
  *
  *   expr    := path arg* named*         e.g.  article.get.content.html minimumHeaderLevel=2
  *   path    := 'this' | '.' | segment ('.' segment)*    segments may hold '-', '$' and emoji

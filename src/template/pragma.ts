@@ -1,6 +1,6 @@
 /**
- * Reads the text of a `{{% … }}` pragma into a `Pragma` (SPEC "Mustache pragmas and syntax",
- * REFERENCE §4.3). Only syntax is checked here; files and names are resolved by view.ts.
+ * Reads the text of a `{{% … }}` pragma into a `Pragma` (docs/views.md "Pragmas"). Only syntax is
+ * checked here; files and names are resolved by view.ts.
  */
 import { normalizeName } from '../shared/index.js';
 import type { Expr, PathExpr } from './ast.js';

@@ -1,6 +1,6 @@
 /**
  * Laneway views: files whose line 1 is `<!--TEMPLATE mustache-->`, with pragmas, imports,
- * partials and layouts resolved at load time (SPEC "Mustache pragmas and syntax", REFERENCE §4).
+ * partials and layouts resolved at load time (docs/views.md).
  *
  * `compileView` loads the view and every file it uses (each once per load, shared between
  * views), checks them, reports every problem to the load's DiagnosticList, and generates render

@@ -1,4 +1,4 @@
-/** Classification of app files (REFERENCE §1.1) and the privacy rule. */
+/** Classification of app files (docs/routing.md "File → URL") and the privacy rule ("Private and non-public files"). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyFile, isPrivatePath } from '../../src/app/index.js';

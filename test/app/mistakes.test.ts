@@ -1,6 +1,7 @@
 /**
- * Issue #8 §8: mistakes that used to fail silently are reported at build time, with the file,
- * line and column and what to do. Each case loads a real app directory with checkApp.
+ * Mistakes that used to fail silently (docs/routing.md "File → URL") are reported at build time,
+ * with the file, line and column and what to do. Each case loads a real app directory with
+ * checkApp.
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Nested sites (issue 10, item 7; REFERENCE §8.3): `/🔌store.yaml` mounts another site at
+ * Nested sites (docs/nested-sites.md): `/🔌store.yaml` mounts another site at
  * `/store/`, its source resolved locally (a path, or a git URL through the sources map); the
  * child's answers are written for the mount (links, form actions, *href attributes,
  * data-base-href, redirects) while its inline scripts stay as hashed; its private files and error

@@ -135,7 +135,7 @@ describe('properties in scripts', () => {
     assert.deepEqual(JSON.parse((await s.get('/named')).text), { text: 'Added ‘Tee’', mode: true, home: 'Home' });
   });
 
-  it('takes Msg as the namespace when no property has that name (REFERENCE §10.12)', async () => {
+  it('takes Msg as the namespace when no property has that name', async () => {
     assert.deepEqual(JSON.parse((await s.get('/msg')).text), { text: 'Home' });
   });
 

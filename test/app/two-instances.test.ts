@@ -1,5 +1,5 @@
 /**
- * Several machines on one PostgreSQL database (issue 13, item 9; docs/deploy.md): two Laneway
+ * Several machines on one PostgreSQL database (docs/deploy.md, under this heading): two Laneway
  * instances — two `bin/laneway serve` processes on two loopback ports — started together on one
  * fresh database. They migrate once (the schema lock: one of them creates the table, the other
  * finds it made), and a visitor whose requests alternate between them, as behind a load balancer,

@@ -1,6 +1,7 @@
 /**
- * A console-shaped app end to end (issue 12, item 8), black-box over HTTP with two users signed in
- * through a real OpenID Connect provider (oidc-provider on 127.0.0.1), on both engines.
+ * A console-shaped app end to end (docs/users.md, docs/permissions.md), black-box over HTTP with
+ * two users signed in through a real OpenID Connect provider (oidc-provider on 127.0.0.1), on both
+ * engines.
  *
  * test/fixtures/console-app is our own small app in the shape of the platform's console: a
  * private site (`auth: required`) with a sign-in area (`auth: optional`) and public assets

@@ -1,5 +1,5 @@
 /**
- * The development sign-in (issue 12; docs/users.md "Development sign-in"), black-box: `laneway
+ * The development sign-in (docs/users.md "Development sign-in"), black-box: `laneway
  * serve --dev` as users run it (bin/laneway in a child process, on 127.0.0.1 port 0) with
  * `LANEWAY_AUTH_DEV_USERS`, serving test/fixtures/dev-signin-app (a private site whose only
  * provider is not configured), driven over HTTP by a visitor with a cookie jar.

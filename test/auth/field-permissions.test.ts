@@ -90,7 +90,7 @@ const APP: Record<string, string> = {
   'setup/teams/{team}/📮join.js': "import {Me} from '👤';\nimport {team} from '🔗';\nimport {TeamMember} from '📦';\nimport {role} from 'form';\nnew TeamMember(team).user(Me).role(role);\n({ok: true});\n",
   'setup/teams/{team}/📮join.yaml': '👤: {as: Admin}\n',
 
-  // ---- Item 4: every way a value leaves a record --------------------------------------------
+  // ---- Every way a value leaves a record ----------------------------------------------------
   'api/🖥read.js': "import {Item} from '📦';\nimport {id} from '&';\n({secret: Item.get(id).secret});\n",
   // A copy is not written (removed before the end): only its values are read.
   'api/📮copy.js': "import {Item} from '📦';\nimport {id} from '&';\nconst c = Item.get(id).copy();\nconst secret = c.secret;\nc.remove();\n({secret});\n",
@@ -130,7 +130,7 @@ const APP: Record<string, string> = {
   // A polled call only reads: its copy is never written.
   'api/⏱stream-copy.js': "import {Item} from '📦';\nimport {id} from '&';\n(lastEventId) => [{copy: Item.get(id).copy(), $event: {last: true}}];\n",
 
-  // ---- Item 5: queries that filter, order or aggregate on a field ---------------------------
+  // ---- Queries that filter, order or aggregate on a field -----------------------------------
   'api/🖥query.js': [
     "import {Item, Person, Step} from '📦';",
     "import {which, v, id} from '&';",

@@ -1,5 +1,5 @@
 /**
- * `/auth/` relative to the mount point of a nested site (REFERENCE §1.9.2, §7.12, §8.3; issue 12),
+ * `/auth/` relative to the mount point of a nested site (docs/users.md "Nested sites"),
  * black-box over HTTP against a real server on 127.0.0.1 port 0. test/fixtures/nested-auth/site is
  * a public site that mounts the private site test/fixtures/nested-auth/app (`auth: required`, its
  * sign-in area `/auth/` `optional`) twice: at `/app/` and at `/docs/team/`.

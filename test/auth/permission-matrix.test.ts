@@ -1,7 +1,7 @@
 /**
- * The permissions suite (issue 12, item 7): every model operation × resource level × role source,
+ * The permissions suite: every model operation × resource level × role source,
  * black-box over HTTP against a real server, with real sign-ins (oidc-provider on 127.0.0.1), on
- * both engines. The rules are docs/permissions.md and REFERENCE §7.4–§7.7.
+ * both engines. The rules are docs/permissions.md.
  *
  * The app: teams (`🌐Team`, a container) holding docs (`/📦/Team/🌐Doc.yaml`: `title`, `note`, a
  * `status` and an inline embedded `address`, the type `Doc.Address`), team profiles

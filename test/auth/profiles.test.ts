@@ -1,10 +1,10 @@
 /**
- * Profiles and permissions end to end (issue 12, items 4 and 5), black-box over HTTP with real
- * sign-ins (oidc-provider on 127.0.0.1), on both engines: profiles made with `.role(Role.X)
- * .user(Me)`, `P.me().get()`, `get(container)`, `all()`, `shared(container)`, `hasRole`; every model
- * operation checked against default, the top-level profile's roles and the roles of the profile in
- * the record's container; `👤: {as}` and `👤: {only}` endpoint configurations; 403 (JSON) and
- * nothing written when refused.
+ * Profiles and permissions end to end (docs/permissions.md "One profile per user and container"),
+ * black-box over HTTP with real sign-ins (oidc-provider on 127.0.0.1), on both engines: profiles
+ * made with `.role(Role.X) .user(Me)`, `P.me().get()`, `get(container)`, `all()`,
+ * `shared(container)`, `hasRole`; every model operation checked against default, the top-level
+ * profile's roles and the roles of the profile in the record's container; `👤: {as}` and `👤: {only}`
+ * endpoint configurations; 403 (JSON) and nothing written when refused.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

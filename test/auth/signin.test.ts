@@ -1,5 +1,5 @@
 /**
- * Users end to end (issue 12, items 1–3, 6, 7), black-box over HTTP with a cookie jar, against a
+ * Users end to end (docs/users.md "Signing in"), black-box over HTTP with a cookie jar, against a
  * real OpenID Connect provider (oidc-provider on 127.0.0.1) and both engines: an `auth: required`
  * area sends a visitor to `/auth/?next=…` (401 for JSON), the sign-in page lists the configured
  * providers, a sign-in goes to the provider and back, replaces the session id, and lands on the

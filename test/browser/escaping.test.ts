@@ -1,9 +1,9 @@
 /**
- * Contextual escaping in a real browser (issue #8 §6). The reported injection — request values
- * written into a script's string literals (`var first = "{{A}}", second = "{{B}}"` with
- * `?a=\&b=;window.x=1//`) or into a template literal — is now a build error; the safe way (a JSON
- * data block and data-* attributes) keeps every hostile value inert: nothing of it runs, the page's
- * own scripts run, and the policy reports no violation.
+ * Contextual escaping in a real browser (docs/views.md "Values for scripts and styles"). The
+ * reported injection — request values written into a script's string literals (`var first =
+ * "{{A}}", second = "{{B}}"` with `?a=\&b=;window.x=1//`) or into a template literal — is now a
+ * build error; the safe way (a JSON data block and data-* attributes) keeps every hostile value
+ * inert: nothing of it runs, the page's own scripts run, and the policy reports no violation.
  *
  * Skips only when /usr/bin/chromium is missing (`.ci/run` installs it).
  */

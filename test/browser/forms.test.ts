@@ -1,5 +1,5 @@
 /**
- * A form in a real browser (issue 11, item 9): headless Chromium opens a page with a model's
+ * A form in a real browser (docs/forms.md "Forms in views"): headless Chromium opens a page with a model's
  * default form, submits it empty (the page comes back with the message and `?_form=`), then
  * with a value (the record is listed and the success message shows once) — the session cookie
  * kept by the browser, zero CSP violations on every page.

@@ -1,5 +1,5 @@
 /**
- * Signing in in a real browser (issue 12, item 7): headless Chromium, a Laneway server serving
+ * Signing in in a real browser (docs/users.md "Signing in"): headless Chromium, a Laneway server serving
  * test/fixtures/signin-app (a private site: `/👤.yaml` with one generic OpenID Connect provider,
  * `corp`, and `auth: required`; `/auth/` `optional`; `/style/` `none`) and a real OpenID Connect
  * provider (oidc-provider, test/support/oidc.ts), each on 127.0.0.1, port 0.

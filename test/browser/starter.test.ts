@@ -1,7 +1,8 @@
 /**
- * The starters of `laneway new` in a real browser (issue 13, item 4): headless Chromium opens every
- * page of each starter with zero Content-Security-Policy violations (stylesheet, icon and form
- * included), and the app starter's form creates a note and shows the flash message.
+ * The starters of `laneway new` in a real browser (docs/cli.md "`laneway new DIR`"): headless
+ * Chromium opens every page of each starter with zero Content-Security-Policy violations
+ * (stylesheet, icon and form included), and the app starter's form creates a note and shows the
+ * flash message.
  *
  * Skips only when /usr/bin/chromium is missing (`.ci/run` installs it).
  */

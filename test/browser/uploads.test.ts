@@ -1,6 +1,7 @@
 /**
- * Two blueprint flows in a real browser (issue 11, item 9), with the apps' own client code, in
- * headless Chromium (own fixtures, in the shapes of the public blueprints):
+ * Two blueprint flows in a real browser (docs/images.md, docs/email.md "Notifications"), with the
+ * apps' own client code, in headless Chromium (own fixtures, in the shapes of the public
+ * blueprints):
  *
  * - an image upload: the page's own `/upload.js` shows a `blob:` preview of the chosen file, asks
  *   `📮newImageUrl` for a one-time address, PUTs the bytes there and puts the address in the form's

@@ -1,5 +1,5 @@
 /**
- * The conventions of the `laneway` command (issue 13, item 5), run as users run it: bin/laneway in
+ * The conventions of the `laneway` command (docs/cli.md "Conventions"), run as users run it: bin/laneway in
  * a child process. Versions; usage errors (exit 2, before the app is loaded, in Laneway's words
  * with a hint); colour only on a terminal, never with NO_COLOR; `--log json` lines; a port in use;
  * timestamps in the pretty log.

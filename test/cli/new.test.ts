@@ -1,5 +1,5 @@
 /**
- * `laneway new` (issue 13, item 4), run as users run it: bin/laneway in a child process. The
+ * `laneway new` (docs/cli.md "`laneway new DIR`"), run as users run it: bin/laneway in a child process. The
  * starter is written into a new directory, `laneway check` finds no problem in it, a directory
  * that holds anything is refused, and the app it writes works: served by `laneway serve`, its
  * form refuses a bad note with a message per field, creates a good one once with a flash message,

@@ -1,5 +1,5 @@
 /**
- * `laneway serve --workers N` (issue 13, items 6 and 7; docs/deploy.md), run as users run it:
+ * `laneway serve --workers N` (docs/deploy.md "Workers and the supervisor"), run as users run it:
  * bin/laneway in a child process, on 127.0.0.1, port 0. Which worker answered is read from the
  * supervisor's log lines (`worker N listening (pid P)`) and from the per-worker series of
  * /__/metrics. Nothing here depends on the machine's speed: every wait is for a log line or an

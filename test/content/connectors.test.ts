@@ -1,5 +1,5 @@
 /**
- * Connector tags (REFERENCE §4.9, §8.4; issue 10, item 8) and the local sources map they are found
+ * Connector tags (docs/connectors.md) and the local sources map they are found
  * through (src/content/sources.ts). Connectors are written to temporary directories and mapped
  * with `AppOptions.sources` (or `--source` for the CLI); nothing leaves 127.0.0.1.
  */

@@ -1,5 +1,5 @@
 /**
- * Rich text in scripts (issue 10, item 4; REFERENCE §6.11, OQ-10): a `markdown` or `html` field
+ * Rich text in scripts (docs/content.md "Rich text in scripts"): a `markdown` or `html` field
  * read in a script has the members a view's rich-text value has — `html(options)`, `sections()`,
  * `text()`, `markdown()`, `value`, `empty`, `length` — while its JSON stays the rendered HTML and
  * it still passes as safe HTML (concatenation, a supplier's export printed raw, an html field).
@@ -197,7 +197,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(v.texts, [2]);
     });
 
-    it('its JSON is the rendered HTML (OQ-10): a completion value, a record, JSON.stringify, a map result', async () => {
+    it('its JSON is the rendered HTML: a completion value, a record, JSON.stringify, a map result', async () => {
       const v = json(await s.get('/json', J));
       assert.equal(v.raw, BODY_HTML);
       assert.equal(v.bio, BIO_HTML);

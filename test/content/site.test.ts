@@ -1,5 +1,5 @@
 /**
- * A content site end to end (issue 10, item 10): test/fixtures/content-site is a small handbook
+ * A content site end to end (docs/content.md): test/fixtures/content-site is a small handbook
  * shaped like the platform's documentation sites — static models with Markdown documents, a
  * root `{guide}.html` page per document (multi-segment path uids), a `{{% yaml %}}` menu, two
  * levels of layouts, const/default, Request.url, a 📌 asset in `content=`, a private script

@@ -1,5 +1,5 @@
 /**
- * Static models (issue 10, items 1–3; REFERENCE §6.8): definitions under /🗄/, Markdown and YAML
+ * Static models (docs/content.md): definitions under /🗄/, Markdown and YAML
  * documents read and checked at load, the read-only query API in scripts and views, document-backed
  * path parameters (multi-segment path uids, legacy uids answering 301, unknown values 404 through
  * the nearest ⚡NotFound.html), and the build errors of documents and of writes.

@@ -1,8 +1,8 @@
 /**
- * Contextual escaping (issue #8 §6): data never becomes code. A template tag inside a script that
- * runs or inside a <style> is a build error at the tag; a value tag may not name an element or an
- * attribute; a JSON data block may hold tags, escaped for JSON; and a page's policy is made once,
- * at load, from the text the developer wrote.
+ * Contextual escaping (docs/views.md "Values for scripts and styles"): data never becomes code. A
+ * template tag inside a script that runs or inside a <style> is a build error at the tag; a value
+ * tag may not name an element or an attribute; a JSON data block may hold tags, escaped for JSON;
+ * and a page's policy is made once, at load, from the text the developer wrote.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

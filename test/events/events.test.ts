@@ -1,8 +1,8 @@
 /**
- * Server-sent events (`⏱name.js`, issue 10 item 9) against a real server on 127.0.0.1: the head,
- * events with data, type, id and last, Last-Event-ID, keep-alive comments, idle timeout and
- * maximum duration, the client going away, failures (`exception`), the body's transaction, the
- * per-call budget, several visitors at once, and a server that stops.
+ * Server-sent events (`⏱name.js`, docs/scripting.md "⏱ Server-sent events") against a real server
+ * on 127.0.0.1: the head, events with data, type, id and last, Last-Event-ID, keep-alive comments,
+ * idle timeout and maximum duration, the client going away, failures (`exception`), the body's
+ * transaction, the per-call budget, several visitors at once, and a server that stops.
  *
  * Every app sets short timings in `events:` of /🎛.yaml. Durations are asserted only as generous
  * upper bounds; where a test must show that something does not happen (no more polls), it waits

@@ -1,5 +1,6 @@
 /**
- * Request bodies and query strings are parsed in time linear in their size (issue #8 §7): about
+ * Request bodies and query strings are parsed in time linear in their size (docs/scripting.md
+ * "Request bodies and the query string"): about
  * 1 MB of repeated names, distinct names, long values and bracketed names, as urlencoded,
  * multipart and JSON bodies, answers in well under the 5 s asserted here (the old parser copied a
  * name's value list on every repeat: 17,000 `t=&` took 13 s). Each test also checks what the

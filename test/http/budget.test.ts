@@ -1,9 +1,10 @@
 /**
- * The request budget over HTTP (issue #8 §1–§5, §8): one CPU budget and one memory allowance per
- * request, shared by the endpoint, its suppliers, function-supplier calls and views; limits that
- * cannot be swallowed; hostile scripts that never take the server down or leave an unhandled
- * rejection; per-request state that never reaches another request; nothing of the host in what a
- * script sees. test/script/budget.test.ts checks the same at the level of one script.
+ * The request budget over HTTP (docs/scripting.md "The request budget and its limits"): one CPU
+ * budget and one memory allowance per request, shared by the endpoint, its suppliers,
+ * function-supplier calls and views; limits that cannot be swallowed; hostile scripts that never
+ * take the server down or leave an unhandled rejection; per-request state that never reaches
+ * another request; nothing of the host in what a script sees. test/script/budget.test.ts checks the
+ * same at the level of one script.
  *
  * Durations are asserted only as generous upper bounds ("ends long before the work would be
  * done", "does not hang"); every server sets the limits a test is not about out of reach.
@@ -51,7 +52,7 @@ const spinner = (name: string, ms: number): string =>
 /** A supplier whose built-ins make about 20 MiB of strings. */
 const hog = (name: string): string => `const ${name} = Array.from({length: 20}, (_, i) => String(i % 10).repeat(500000)).length\nexport {${name}}`;
 
-// ---- §1 One CPU budget per request -------------------------------------------------------------
+// ---- One CPU budget per request ----------------------------------------------------------------
 
 describe('one CPU budget per request (default 100 ms)', () => {
   let s: Served;
@@ -113,7 +114,7 @@ describe('one CPU budget per request (default 100 ms)', () => {
   });
 });
 
-// ---- §1 Memory allowance, sizes refused before the work -------------------------------------------
+// ---- Memory allowance, sizes refused before the work ----------------------------------------------
 
 describe('one memory allowance per request (default 64 MiB), and sizes refused before the work', () => {
   let s: Served;
@@ -176,7 +177,7 @@ describe('one memory allowance per request (default 64 MiB), and sizes refused b
   });
 });
 
-// ---- §1 Default limits, and /🎛.yaml limits: ---------------------------------------------------------
+// ---- Default limits, and /🎛.yaml limits: ------------------------------------------------------------
 
 describe('default limits and /🎛.yaml limits:', () => {
   const MiB = 1024 * 1024;
@@ -243,7 +244,7 @@ describe('default limits and /🎛.yaml limits:', () => {
   });
 });
 
-// ---- §2 §3 Hostile scripts: limits not swallowed, the server stays up --------------------------------
+// ---- Hostile scripts: limits not swallowed, the server stays up --------------------------------------
 
 /** A request (POST by default) whose body arrives `delayMs` after the headers. */
 function lateBodyRequest(port: number, path: string, body: string, delayMs: number, method = 'POST'): Promise<Response> {
@@ -336,7 +337,7 @@ describe('hostile scripts: limits are not swallowed, and the server stays up', (
   });
 });
 
-// ---- §4 Nothing of one request reaches another -----------------------------------------------------
+// ---- Nothing of one request reaches another --------------------------------------------------------
 
 describe('per-request state', () => {
   let s: Served;
@@ -377,7 +378,7 @@ describe('per-request state', () => {
   });
 });
 
-// ---- §5 §8 Nothing of the host leaks; errors name their position ----------------------------------
+// ---- Nothing of the host leaks; errors name their position ----------------------------------------
 
 describe('what a script sees of the host, and error positions', () => {
   let s: Served;

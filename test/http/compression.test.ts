@@ -1,5 +1,6 @@
 /**
- * Compression of generated answers (issue 13, item 14): compressed off the event loop, the same
+ * Compression of generated answers (docs/routing.md "Static files", docs/deploy.md "Behind a
+ * reverse proxy"): compressed off the event loop, the same
  * bytes reused while the content does not change, identical to the page once decompressed; HEAD,
  * 304 and per-encoding ETags as for files; and text files compressed ahead once the server listens.
  */

@@ -1,5 +1,5 @@
 /**
- * Health, readiness and metrics (issue 13, item 8; docs/deploy.md): `/__/health` and `/__/ready`
+ * Health, readiness and metrics (docs/deploy.md, under this heading): `/__/health` and `/__/ready`
  * on every server, `/__/metrics` only when enabled, in the Prometheus text format, by route
  * pattern; on a bind of its own (`--metrics-port`), never on the public port. Readiness follows
  * the database: a stopped PostgreSQL answers 503, and 200 again once it is back.

@@ -1,6 +1,7 @@
 /**
- * Issue #8 §8 over HTTP: server code with a client-side name never reaches a client (the app does
- * not load), while real client modules and plain pages are still served as they are.
+ * Mistakes over HTTP (docs/routing.md "File → URL"): server code with a client-side name never
+ * reaches a client (the app does not load), while real client modules and plain pages are still
+ * served as they are.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Black-box routing tests: a real server on 127.0.0.1, port 0, answering the file → URL rules of
- * SPEC.md and REFERENCE §1.2–§1.5, with every status code the router chooses.
+ * docs/routing.md, with every status code the router chooses.
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';

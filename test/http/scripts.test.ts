@@ -1,6 +1,7 @@
 /**
- * Script endpoints over HTTP: SPEC "Script output", AJAX rerouting, suppliers and the request
- * data modules (REFERENCE §2.3–§2.9, §3.1–§3.6), against a real listening server.
+ * Script endpoints over HTTP: the completion value (docs/scripting.md "Completion value →
+ * response"), AJAX rerouting, suppliers (docs/suppliers.md) and the request data modules
+ * (docs/request.md), against a real listening server.
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';

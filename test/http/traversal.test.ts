@@ -1,5 +1,5 @@
 /**
- * The traversal and privacy corpus (issue 2, item 5).
+ * The traversal and privacy corpus (docs/routing.md "Private and non-public files", "Request paths").
  *
  * One app holds public pages beside many private and non-public files, each with a unique
  * `SECRET-<n>` marker; a secret also lies outside the app (reached by a symlink, and by `..`).
@@ -154,7 +154,7 @@ after(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The path rules, as the issue states them: decode each segment exactly once; refuse encoded
+// The path rules (docs/routing.md "Request paths"): decode each segment exactly once; refuse encoded
 // `/` `\`, NUL, `.`/`..` and empty segments, malformed escapes (overlong UTF-8 included).
 
 type Expected = { status: 400 } | { status: number; key: string };
@@ -488,9 +488,10 @@ test('the server still answers normally after the corpus', async () => {
 });
 
 test('a symlink inside the app does not publish a private file or directory, nor hide it', async () => {
-  // SPEC "Private files": a "_" file is never publicly reachable. Links that stay inside the app
-  // are followed, so the link must not become a public alias of the private target, and the
-  // private directory must stay loaded (partials and layouts are read from it).
+  // docs/routing.md "Private and non-public files": a "_" file is never publicly reachable. Links
+  // that stay inside the app are followed, so the link must not become a public alias of the
+  // private target, and the private directory must stay loaded (partials and layouts are read from
+  // it).
   const linked = await serve({
     '/index.html': '<p>PUBLIC-HOME</p>\n',
     '/_partials/nav.html': '<p>SECRET-LINKED-1</p>\n',

@@ -1,5 +1,5 @@
 /**
- * Images end to end (issue 11, item 8; REFERENCE §6.10), black-box over HTTP on both engines, in
+ * Images end to end (docs/images.md), black-box over HTTP on both engines, in
  * the shape of the images blueprint (own fixture): a POST script answers a one-time upload
  * address (`Post.image.newPutUrl(name)`), the client PUTs the bytes there, a form stores the
  * address in the field, the image is processed after the commit (upright, no metadata, ≤ 1000 px)

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Load and fault test of `laneway serve --workers 2` (issue 13, item 11; docs/deploy.md, "Load and
+ * Load and fault test of `laneway serve --workers 2` (docs/deploy.md, "Load and
  * fault test"). Loopback only, bounded in time. Run it with `npm run soak` (10 minutes by default);
  * test/load/soak.test.ts runs the same code for about half a minute in the normal suite.
  *

@@ -1,5 +1,5 @@
 /**
- * The load and fault test (test/load/soak.mjs; issue 13, item 11; docs/deploy.md, "Load and fault
+ * The load and fault test (test/load/soak.mjs; docs/deploy.md, "Load and fault
  * test"), short: 25 s of mixed load on `laneway serve --workers 2` (bin/laneway, on dist/), one
  * worker killed every 8 s, then a worker blocked and replaced by the watchdog, about 45 s in all.
  * `npm run soak` runs the same code for 10 minutes.

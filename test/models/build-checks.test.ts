@@ -1,8 +1,8 @@
 /**
- * Scripts are checked against the model definitions at build time (issue 9): unknown members,
- * setters of fields a model does not have, queries on fields that cannot be queried, and writes in
- * scripts that cannot write — each at its file:line:column. What the compiler cannot see is left
- * to the runtime (tested in store.test.ts and queries-doc.test.ts).
+ * Scripts are checked against the model definitions at build time (docs/queries.md "Errors"):
+ * unknown members, setters of fields a model does not have, queries on fields that cannot be
+ * queried, and writes in scripts that cannot write — each at its file:line:column. What the
+ * compiler cannot see is left to the runtime (tested in store.test.ts and queries-doc.test.ts).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** Hierarchy positions (REFERENCE §6.5): parsing, arithmetic, order, and the binary sort key. */
+/** Hierarchy positions (docs/queries.md "Hierarchy values"): parsing, arithmetic, order, and the binary sort key. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

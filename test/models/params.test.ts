@@ -1,5 +1,5 @@
 /**
- * Model-backed path parameters (REFERENCE §1.4.3–§1.4.4, §3.2), on both engines: an id or a uid
+ * Model-backed path parameters (docs/routing.md "Dynamic segments"), on both engines: an id or a uid
  * field names a record; an unknown value answers 404 through the nearest ⚡NotFound.html before
  * any script runs; a contained record must belong to the container on the path; an old uid answers
  * 301 to the current one; `values: 📦.M.options` accepts exactly that field's values; a 🔗.yaml

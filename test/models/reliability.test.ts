@@ -1,5 +1,5 @@
 /**
- * Reliability of the data layer (issue 9, item 10), on both engines, against real `laneway serve`
+ * Reliability of the data layer (docs/data.md), on both engines, against real `laneway serve`
  * processes (bin/laneway, built into dist/) spoken to over loopback HTTP:
  *
  * - a server killed with SIGKILL in the middle of a burst of writing requests loses no

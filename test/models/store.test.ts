@@ -63,7 +63,7 @@ for (const engine of ENGINES) {
     });
     after(() => s.close());
 
-    it('creates, reads, updates and removes records; JSON shapes follow OQ-10', async () => {
+    it('creates, reads, updates and removes records; JSON shapes follow docs/queries.md', async () => {
       const one = json(await s.request('POST', '/tasks', FORM_H, form({ title: 'one' })));
       assert.match(one.id, /^[A-Za-z0-9_-]{16}$/);
       assert.deepEqual([one.title, one.status, one.h], ['one', 'active', '/0/']);

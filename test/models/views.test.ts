@@ -1,6 +1,6 @@
 /**
- * Views read models directly (REFERENCE §4.2, §6.7 "Mustache may use `all` and simple container
- * queries directly"): `{{#Task.all as t}}`, `{{#Release.all.desc}}`, `{{^Post.all}}`,
+ * Views read models directly (docs/views.md "Models in views": `all` and simple container
+ * queries): `{{#Task.all as t}}`, `{{#Release.all.desc}}`, `{{^Post.all}}`,
  * `{{#Note.list list as n}}`, counts, options labels, and fields read through links — on both
  * engines. Queries in views are lazy and read-only.
  */

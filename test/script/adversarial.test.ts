@@ -1,8 +1,8 @@
 /**
- * The second hostile pass of issue 8: ways around the request budget and the membrane found after
- * the first fixes. Each case ends with the limit (or the error) JavaScript semantics allow, never
- * a value after seconds of work. Limits a case is not about are set out of reach, except the one
- * the case is about; nothing here asserts a duration.
+ * A second hostile pass: ways around the request budget (docs/scripting.md "The request budget and
+ * its limits") and the membrane found after the first fixes. Each case ends with the limit (or the
+ * error) JavaScript semantics allow, never a value after seconds of work. Limits a case is not
+ * about are set out of reach, except the one the case is about; nothing here asserts a duration.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

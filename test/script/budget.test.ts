@@ -1,6 +1,7 @@
 /**
- * The request budget and the runtime guarantees of issue #8 (§1–§5, §8, §9), at the level of one
- * compiled script (test/http/budget.test.ts checks the same over HTTP):
+ * The request budget (docs/scripting.md "The request budget and its limits") and the runtime
+ * guarantees listed below, at the level of one compiled script (test/http/budget.test.ts checks the
+ * same over HTTP):
  * - one budget per request: CPU time (not wall time; host functions that compute are counted,
  *   host functions that sleep are not), a memory allowance shared by every run of the request,
  *   metered built-ins in straight-line code;
@@ -55,7 +56,7 @@ const burnCpu = (ms: number): void => {
   }
 };
 
-// ---- §1 One budget per request ------------------------------------------------------------------
+// ---- One budget per request ---------------------------------------------------------------------
 
 describe('the budget is CPU time, and host calls are counted', () => {
   it('does not fail a run whose host call sleeps 300 ms without CPU (budget 100 ms), even when script code runs afterwards', async () => {
@@ -176,7 +177,7 @@ describe('sizes refused before the work is done', () => {
   });
 });
 
-// ---- §2 Limits cannot be caught or swallowed ----------------------------------------------------
+// ---- Limits cannot be caught or swallowed -------------------------------------------------------
 
 const BURN = 'const big = Array.from({length: 1000}, (_, i) => i)\nconst burn = () => big.map((x) => big.map((y) => big.map((z) => x + y + z))).length\n';
 const HOOK = "const k = 'th' + 'en'\nconst fn = () => 1\nconst set = () => { const o = {}; o[k] = fn; return o }\n";
@@ -251,7 +252,7 @@ describe('no limit can be caught or swallowed', () => {
   });
 });
 
-// ---- §3 No hooks, no adoption -------------------------------------------------------------------
+// ---- No hooks, no adoption ----------------------------------------------------------------------
 
 describe('a script value never gets a then (or another hook) at run time', () => {
   /** Expressions that would give a script value a hook function. */
@@ -285,7 +286,7 @@ describe('a script value never gets a then (or another hook) at run time', () =>
   });
 });
 
-// ---- §4 Nothing of one request reaches another ---------------------------------------------------
+// ---- Nothing of one request reaches another ------------------------------------------------------
 
 describe('per-request state', () => {
   it('Redirect.index() after a wait names the request of its own run, not of a run that ran meanwhile', async () => {
@@ -298,7 +299,7 @@ describe('per-request state', () => {
   });
 });
 
-// ---- §5 Nothing of the host leaks ---------------------------------------------------------------
+// ---- Nothing of the host leaks ------------------------------------------------------------------
 
 const LEAKS = /file:|node:|dist\/|laneway:realm|laneway-script|<anonymous>|\/src\/|\.ts:|Generator|\$lw_/;
 
@@ -382,7 +383,7 @@ describe('stacks, function texts and error positions', () => {
   });
 });
 
-// ---- §8 Default parameters, empty Redirect segments --------------------------------------------
+// ---- Default parameters, empty Redirect segments -----------------------------------------------
 
 describe('default parameters that call imports', () => {
   const imports = { g: (n: number) => n * 10, ag: (n: number) => delay(n * 100, 2) };
@@ -420,7 +421,7 @@ describe("Redirect.dir('') and Redirect.name('')", () => {
   });
 });
 
-// ---- §9 Built-ins behave as JavaScript -----------------------------------------------------------
+// ---- Built-ins behave as JavaScript --------------------------------------------------------------
 
 /** What Node computes for the same expression (the script subset is JavaScript). */
 function inNode(expression: string, data: Record<string, unknown> = {}): unknown {

@@ -1,7 +1,8 @@
 /**
- * The completion value (REFERENCE §2.3): the value of the last evaluated expression statement,
- * including inside the taken `if`/`else` or `try`/`catch` branch. Each case is also evaluated by
- * V8 itself (a classic script's completion value) to pin the same answer.
+ * The completion value (docs/scripting.md "Completion value → response"): the value of the last
+ * evaluated expression statement, including inside the taken `if`/`else` or `try`/`catch` branch.
+ * Each case is also evaluated by V8 itself (a classic script's completion value) to pin the same
+ * answer.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

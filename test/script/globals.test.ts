@@ -1,6 +1,6 @@
 /**
  * Granted globals (Redirect, Date, JSON, Object/Array/Number/String/Boolean façades) and the
- * 'util' module (REFERENCE §2.2, §2.5, §3.6).
+ * 'util' module (docs/scripting.md "Granted globals").
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

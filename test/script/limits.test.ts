@@ -1,6 +1,7 @@
 /**
- * Bounded execution (issue 4, item 3): CPU budget, string and array caps, call depth. Each ends
- * in a 'limit' outcome (503) that the script cannot catch, and other runs are unaffected.
+ * Bounded execution (docs/scripting.md "The request budget and its limits"): CPU budget, string and
+ * array caps, call depth. Each ends in a 'limit' outcome (503) that the script cannot catch, and
+ * other runs are unaffected.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

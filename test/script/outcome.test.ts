@@ -1,5 +1,6 @@
 /**
- * outcomeToResponse: every row of SPEC "Script output", REFERENCE §2.3/§2.4/§2.5/§2.9, OQ-1, OQ-6.
+ * outcomeToResponse: every row of docs/scripting.md "Completion value → response", and the model
+ * errors of docs/queries.md "Errors".
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

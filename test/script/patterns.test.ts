@@ -1,5 +1,6 @@
 /**
- * Issue #8 §3 (build-time half) and §8 (`let` function suppliers).
+ * Build-time checks of destructuring targets and of `let` function suppliers (docs/scripting.md
+ * "What you can write", "What is rejected, and what to write instead").
  *
  * Every assignment target inside a destructuring pattern defines a member exactly like
  * `o.x = v`, so it gets the same build-time checks: no hook members (`then`, `toJSON`, …), no

@@ -1,5 +1,6 @@
 /**
- * Every construct the subset rejects (issue 4, item 1): the code, the position of the offending
+ * Every construct the subset rejects (docs/scripting.md "What is rejected, and what to write
+ * instead"): the code, the position of the offending
  * node (‸ marks it in each case), and a message that says what to write instead.
  */
 import { describe, it } from 'node:test';

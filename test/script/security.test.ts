@@ -1,7 +1,8 @@
 /**
- * Security corpus (issue 4, item 8): hostile scripts and inputs, each rejected at build or
- * harmless at run time. After every case the host is checked: no prototype polluted, no global
- * set, no unhandled rejection, and the script never obtained a host function or object.
+ * Security corpus (docs/scripting.md "How it is enforced"): hostile scripts and inputs, each
+ * rejected at build or harmless at run time. After every case the host is checked: no prototype
+ * polluted, no global set, no unhandled rejection, and the script never obtained a host function or
+ * object.
  */
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * E-mail from scripts (issue 11, item 6; REFERENCE §3.7, §2.4.4), end to end: a POST script's
+ * E-mail from scripts (docs/email.md "Scripts"), end to end: a POST script's
  * `Email.to(…).subject(…).text(…).send()` joins the outbox in the request's transaction and
  * reaches a real SMTP server (smtp-server, parsed with mailparser) after the commit; a failed
  * request sends nothing; a GET script may not send.

@@ -1,5 +1,5 @@
 /**
- * Forms at run time (issue 11, items 2, 5, 9 and 10; REFERENCE §6.9, OQ-9), black-box over HTTP
+ * Forms at run time (docs/forms.md "In scripts and views at run time"), black-box over HTTP
  * on both engines, in the shapes of the public blueprints (own fixtures): a page renders a
  * model's default form with a form-state id bound to the visitor; a POST without a valid state of
  * this visitor is refused with 400 and writes nothing; an invalid submission redirects back with
@@ -122,7 +122,7 @@ for (const engine of ENGINES) {
   });
 }
 
-describe('an HTML supplier called with a form field (issue 11, item 7)', () => {
+describe('an HTML supplier called with a form field', () => {
   it('receives the field as `this` and prints its control', async () => {
     const s = await serve({
       '📦/🌐Contact.yaml': 'firstName: string\nlastName:\n  type: string\n  optional: true\n',

@@ -1,8 +1,8 @@
 /**
- * Visitors, flash messages and cookies (issue 11, items 1, 3, 4 and 10; REFERENCE §2.5, §2.6,
- * §3.5, OQ-21), black-box over HTTP on both engines: the session is made lazily and signed; a
- * message shows on the visitor's next page only, and to no other visitor; cookies are written only
- * when a POST succeeds, with fixed flags; a forged `sid` is a fresh visitor.
+ * Visitors, flash messages and cookies (docs/messages.md), black-box over HTTP on both engines: the
+ * session is made lazily and signed; a message shows on the visitor's next page only, and to no
+ * other visitor; cookies are written only when a POST succeeds, with fixed flags; a forged `sid` is
+ * a fresh visitor.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Notifications (issue 11, item 6; REFERENCE §3.8), end to end in the shape of a marketing site's
+ * Notifications (docs/email.md "Notifications"), end to end in the shape of a marketing site's
  * contact form (own fixture): `/📡/Contact.yaml` (fields, `🎛: default` and a Mustache subject),
  * `/📡/Contact/email.txt`, a page rendering `{{#Contact.Form.view}}` through an HTML supplier
  * called with each field, and a POST script doing `Contact.Form.submit(n); n.submit()`. Invalid

@@ -1,5 +1,5 @@
 /**
- * Step-by-step forms (issue 11, item 2; REFERENCE §2.5 `.form(f)`, §6.9.3, OQ-9), black-box on both
+ * Step-by-step forms (docs/forms.md "Steps", "Steps, one page each"), black-box on both
  * engines: a form file with `Begin` and `+End` steps; the first step's POST validates its fields
  * and carries them on with `Redirect….form(f)` (a form state, `?_form=`); the second step's page
  * shows them, and its POST stores a record from both steps' values (the earlier ones taken from

@@ -1,6 +1,6 @@
 /**
- * The database engines every model test runs against (issue 9: "the whole model test suite runs
- * twice"): SQLite in the app's data directory, and a real PostgreSQL server started by
+ * The database engines every model test runs against (the whole model test suite runs twice,
+ * once per engine): SQLite in the app's data directory, and a real PostgreSQL server started by
  * test/support/postgres.ts, with a fresh database per app.
  */
 import { startPostgres } from './postgres.js';

@@ -1,4 +1,4 @@
-// Indentation of standalone partials and re-indented blocks (§9 of issue #8): the spec indents
+// Indentation of standalone partials and re-indented blocks: the Mustache spec indents
 // every line of a partial, whatever token starts the line. Each case below lost its indentation
 // before the fix; the expected outputs are what wontache (which passes the whole official spec)
 // renders. The property-based comparison is in fuzz.test.ts.

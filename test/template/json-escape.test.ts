@@ -1,6 +1,7 @@
-// JSON escaping of values inside JSON data blocks (issue #8 §6), as units: the runtime's escapers,
-// and views compiled with the page pass (which marks each tag of a data block with its escaping),
-// with plain, Promise and web-safe values. Over HTTP: test/csp/contexts.test.ts.
+// JSON escaping of values inside JSON data blocks (docs/views.md "Values for scripts and styles"),
+// as units: the runtime's escapers, and views compiled with the page pass (which marks each tag of
+// a data block with its escaping), with plain, Promise and web-safe values. Over HTTP:
+// test/csp/contexts.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PolicyCompiler } from '../../src/csp/index.js';

@@ -1,6 +1,6 @@
-// Deep nesting (issue #8 §9): a template nesting thousands of sections, or partials nesting deeply,
-// fails with a located error — a diagnostic, a TemplateSyntaxError or a RenderError — never a raw
-// RangeError; 500 levels still render.
+// Deep nesting (docs/views.md "At run time"): a template nesting thousands of sections, or partials
+// nesting deeply, fails with a located error — a diagnostic, a TemplateSyntaxError or a RenderError
+// — never a raw RangeError; 500 levels still render.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compile, RenderError, TemplateSyntaxError, ViewRenderError } from '../../src/template/index.js';

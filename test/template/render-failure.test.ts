@@ -1,7 +1,7 @@
 /**
- * A view that fails while rendering answers an error (issue #8 §6): 500, or 503 when a script ran
- * out of its budget; never a 200 page cut off where it stopped. Development mode shows where (file,
- * line, column, code frame). Every error answer carries X-Request-Id.
+ * A view that fails while rendering answers an error (docs/views.md "At run time"): 500, or 503
+ * when a script ran out of its budget; never a 200 page cut off where it stopped. Development mode
+ * shows where (file, line, column, code frame). Every error answer carries X-Request-Id.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
