@@ -380,7 +380,7 @@ export class DataSession {
   write(ops: WriteOp[]): void | Promise<void> {
     const w = this.#writer;
     if (!w) {
-      throw new LanewayError('LW_MODEL_READ_ONLY', `${this.#readOnly || 'this request'} cannot change data: only POST, PUT and DELETE scripts, and the body of a ⏱ stream, write (REFERENCE §2.4)`, { status: 500 });
+      throw new LanewayError('LW_MODEL_READ_ONLY', `${this.#readOnly || 'this request'} cannot change data: only POST, PUT and DELETE scripts, and the body of a ⏱ stream, write (docs/data.md "How requests use the database")`, { status: 500 });
     }
     this.writes += ops.length;
     if (this.writes > WRITE_LIMIT) {
