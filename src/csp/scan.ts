@@ -401,6 +401,16 @@ interface OpenElement {
 type PlaceInTag = Attribute | 'between' | 'name';
 
 /**
+ * What an element's start-tag handler leaves to #startTag: 'rewrite-urls' to rewrite the static
+ * references in its src, href, srcset, content and poster; 'done' when none is to be rewritten
+ * (the handler rewrote what it had to, or the element is replaced or removed).
+ */
+type AfterStartTag = 'rewrite-urls' | 'done';
+
+/** One entry of FileScanner's table of elements (see FileScanner.#elements). */
+type StartTagHandler = (scanner: FileScanner, tag: StartTag) => AfterStartTag;
+
+/**
  * One pass over one file (see the top of this file): tokenizes each fragment and records what the
  * file adds to a policy (sources, hashes, declaration settings), the edits to make to its text
  * nodes (rewritten and inlined references, the removed declaration link, expanded connector
@@ -554,89 +564,130 @@ class FileScanner {
         return;
       }
     }
-    // 2. Elements that make sources, blocks and declarations.
-    const hooks = this.#hooks;
-    const file = this.#file;
-    const facts = this.#facts;
-    switch (tag.name) {
-      case 'script': {
-        this.#dataSources(tag, false);
-        const src = attr(tag, 'src');
-        if (tag.foreign) {
-          if (src === undefined && !tag.selfClosing) this.#open = { kind: 'script', tag, foreign: true };
-          else if (src?.value) this.#reference(tag, src, 'script', null);
-          return;
-        }
-        if (src === undefined) {
-          const type = scriptType(tag);
-          this.#open = type === 'code' ? { kind: 'script', tag } : { kind: 'script', tag, data: type };
-          return;
-        }
-        if (src.value !== null && isStatic(src.value) && hooks.inline?.(src.value, 'script', file) !== undefined) {
-          this.#open = { kind: 'script', tag, inline: true };
-          return;
-        }
-        this.#reference(tag, src, 'script', null);
-        this.#rewrite(tag, src);
-        return;
-      }
-      case 'style':
-        if (!tag.selfClosing || !tag.foreign) this.#open = { kind: 'style', tag, foreign: tag.foreign };
-        return;
-      case 'link': {
-        const itemprop = attr(tag, 'itemprop')?.value?.trim().toLowerCase();
-        if (itemprop === 'content-security-policy') {
-          this.#declaration(tag);
-          return;
-        }
-        const rel = (attr(tag, 'rel')?.value ?? '').toLowerCase().split(/\s+/);
-        const href = attr(tag, 'href');
-        if (rel.includes('stylesheet')) {
-          this.#dataSources(tag, false);
-          if (href?.value != null && this.#reference(tag, href, 'style', null) === 'inline') return;
-        } else if (href?.value != null && isStatic(href.value)) {
-          const as = attr(tag, 'as')?.value?.trim().toLowerCase();
-          const directive: Directive | undefined = rel.includes('modulepreload')
-            ? 'script-src'
-            : rel.includes('preload')
-              ? ({ script: 'script-src', style: 'style-src', font: 'font-src', image: 'img-src' } as Record<string, Directive>)[as ?? '']
-              : rel.includes('manifest')
-                ? 'manifest-src'
-                : rel.some((r) => r === 'icon' || r === 'apple-touch-icon')
-                  ? 'img-src'
-                  : undefined;
-          if (directive === 'img-src') this.#mediaSource('img-src', href.value);
-          else if (directive !== undefined) {
-            const src = sourceOfUrl(href.value);
-            if (src !== undefined && src !== 'data:') addSource(facts, directive, src);
-          }
-        }
-        break;
-      }
-      case 'img':
-        this.#mediaSource('img-src', attr(tag, 'src')?.value ?? null);
-        this.#mediaSource('img-src', attr(tag, 'srcset')?.value ?? null);
-        break;
-      case 'video':
-      case 'audio':
-        this.#media = tag.name;
-        this.#mediaSource('media-src', attr(tag, 'src')?.value ?? null);
-        this.#mediaSource('img-src', attr(tag, 'poster')?.value ?? null);
-        break;
-      case 'picture':
-        this.#media = tag.name;
-        break;
-      case 'source':
-      case 'track':
-        if (this.#media === 'picture') this.#mediaSource('img-src', attr(tag, 'srcset')?.value ?? null);
-        else if (this.#media !== undefined) this.#mediaSource('media-src', attr(tag, 'src')?.value ?? null);
-        break;
-      case 'input':
-        if (attr(tag, 'type')?.value?.trim().toLowerCase() === 'image') this.#mediaSource('img-src', attr(tag, 'src')?.value ?? null);
-        break;
-    }
+    // 2. Elements that make sources, blocks and declarations (FileScanner.#elements).
+    const handler = FileScanner.#elements.get(tag.name);
+    if (handler !== undefined && handler(this, tag) === 'done') return;
     // 3. References to the app's own assets.
     for (const a of tag.attrs) if (REWRITTEN.has(a.name)) this.#rewrite(tag, a);
+  }
+
+  // ---- Element handlers ----
+
+  /**
+   * The start-tag handlers of the elements that add to a policy, by element name: a table in the
+   * manner of a tokenizer's transition table, read by #startTag after the restrictions. Each
+   * handler says whether the element's static references are still to be rewritten. Any other
+   * element only has its restrictions checked and its references rewritten.
+   */
+  static readonly #elements: ReadonlyMap<string, StartTagHandler> = new Map<string, StartTagHandler>([
+    ['script', (scanner, tag) => scanner.#onScript(tag)],
+    ['style', (scanner, tag) => scanner.#onStyle(tag)],
+    ['link', (scanner, tag) => scanner.#onLink(tag)],
+    ['img', (scanner, tag) => scanner.#onImg(tag)],
+    ['video', (scanner, tag) => scanner.#onVideoOrAudio(tag)],
+    ['audio', (scanner, tag) => scanner.#onVideoOrAudio(tag)],
+    ['picture', (scanner, tag) => scanner.#onPicture(tag)],
+    ['source', (scanner, tag) => scanner.#onSourceOrTrack(tag)],
+    ['track', (scanner, tag) => scanner.#onSourceOrTrack(tag)],
+    ['input', (scanner, tag) => scanner.#onInput(tag)],
+  ]);
+
+  /**
+   * `<script>`. Records its `data-*-src` sources, then: without src, opens an inline block (hashed
+   * at its raw text when it runs, escaping marks for a JSON data block, nothing for other data);
+   * with a src naming a private file, waits for the end tag to inline it; otherwise the src's
+   * source in script-src and the src rewritten. In `<svg>`/`<math>`, the content is hashed at the
+   * end tag. Only src is rewritten.
+   */
+  #onScript(tag: StartTag): AfterStartTag {
+    this.#dataSources(tag, false);
+    const src = attr(tag, 'src');
+    if (tag.foreign) {
+      if (src === undefined && !tag.selfClosing) this.#open = { kind: 'script', tag, foreign: true };
+      else if (src?.value) this.#reference(tag, src, 'script', null);
+      return 'done';
+    }
+    if (src === undefined) {
+      const type = scriptType(tag);
+      this.#open = type === 'code' ? { kind: 'script', tag } : { kind: 'script', tag, data: type };
+      return 'done';
+    }
+    if (src.value !== null && isStatic(src.value) && this.#hooks.inline?.(src.value, 'script', this.#file) !== undefined) {
+      this.#open = { kind: 'script', tag, inline: true };
+      return 'done';
+    }
+    this.#reference(tag, src, 'script', null);
+    this.#rewrite(tag, src);
+    return 'done';
+  }
+
+  /** `<style>`: opens an inline block, whose hash goes to style-src (at its raw text, or at the end tag in `<svg>`/`<math>`). */
+  #onStyle(tag: StartTag): AfterStartTag {
+    if (!tag.selfClosing || !tag.foreign) this.#open = { kind: 'style', tag, foreign: tag.foreign };
+    return 'done';
+  }
+
+  /**
+   * `<link>`. The declaration link (`itemprop="content-security-policy"`): its settings and sources
+   * (#declaration). A stylesheet: its `data-*-src` sources and its href's source in style-src, or
+   * the link replaced by an inline block when the href names a private file. A preload, module
+   * preload, manifest or icon: the href's source in the directive that loads it. Its references
+   * are rewritten unless it was inlined or is the declaration.
+   */
+  #onLink(tag: StartTag): AfterStartTag {
+    const itemprop = attr(tag, 'itemprop')?.value?.trim().toLowerCase();
+    if (itemprop === 'content-security-policy') {
+      this.#declaration(tag);
+      return 'done';
+    }
+    const rel = (attr(tag, 'rel')?.value ?? '').toLowerCase().split(/\s+/);
+    const href = attr(tag, 'href');
+    if (rel.includes('stylesheet')) {
+      this.#dataSources(tag, false);
+      if (href?.value != null && this.#reference(tag, href, 'style', null) === 'inline') return 'done';
+    } else if (href?.value != null && isStatic(href.value)) {
+      const directive = linkDirective(rel, tag);
+      if (directive === 'img-src') this.#mediaSource('img-src', href.value);
+      else if (directive !== undefined) {
+        const src = sourceOfUrl(href.value);
+        if (src !== undefined && src !== 'data:') addSource(this.#facts, directive, src);
+      }
+    }
+    return 'rewrite-urls';
+  }
+
+  /** `<img>`: the origins of its src and srcset in img-src. */
+  #onImg(tag: StartTag): AfterStartTag {
+    this.#mediaSource('img-src', attr(tag, 'src')?.value ?? null);
+    this.#mediaSource('img-src', attr(tag, 'srcset')?.value ?? null);
+    return 'rewrite-urls';
+  }
+
+  /** `<video>`, `<audio>`: its src in media-src, its poster in img-src; its `<source>`s and `<track>`s load media. */
+  #onVideoOrAudio(tag: StartTag): AfterStartTag {
+    this.#media = tag.name;
+    this.#mediaSource('media-src', attr(tag, 'src')?.value ?? null);
+    this.#mediaSource('img-src', attr(tag, 'poster')?.value ?? null);
+    return 'rewrite-urls';
+  }
+
+  /** `<picture>`: records nothing itself; its `<source>`s load images. */
+  #onPicture(tag: StartTag): AfterStartTag {
+    this.#media = tag.name;
+    return 'rewrite-urls';
+  }
+
+  /** `<source>`, `<track>`: in a `<picture>`, the srcset's origins in img-src; in a `<video>` or `<audio>`, the src's in media-src. */
+  #onSourceOrTrack(tag: StartTag): AfterStartTag {
+    if (this.#media === 'picture') this.#mediaSource('img-src', attr(tag, 'srcset')?.value ?? null);
+    else if (this.#media !== undefined) this.#mediaSource('media-src', attr(tag, 'src')?.value ?? null);
+    return 'rewrite-urls';
+  }
+
+  /** `<input type="image">`: the origin of its src in img-src. */
+  #onInput(tag: StartTag): AfterStartTag {
+    if (attr(tag, 'type')?.value?.trim().toLowerCase() === 'image') this.#mediaSource('img-src', attr(tag, 'src')?.value ?? null);
+    return 'rewrite-urls';
   }
 
   // ---- Restrictions ----
@@ -1094,6 +1145,21 @@ class FileScanner {
     }
   }
 }
+
+/** The directive that loads what a non-stylesheet `<link>` names (by its rel and as), or undefined for none. */
+function linkDirective(rel: readonly string[], tag: StartTag): Directive | undefined {
+  if (rel.includes('modulepreload')) return 'script-src';
+  if (rel.includes('preload')) {
+    const as = attr(tag, 'as')?.value?.trim().toLowerCase();
+    return PRELOAD_DIRECTIVES[as ?? ''];
+  }
+  if (rel.includes('manifest')) return 'manifest-src';
+  if (rel.some((r) => r === 'icon' || r === 'apple-touch-icon')) return 'img-src';
+  return undefined;
+}
+
+/** `<link rel="preload" as=…>`: the directive of each kind that a policy allows. */
+const PRELOAD_DIRECTIVES: Partial<Record<string, Directive>> = { script: 'script-src', style: 'style-src', font: 'font-src', image: 'img-src' };
 
 /** Tags inside [cs, ce), one per node (a section's opening and closing tags are one node). */
 function tagsIn(segs: readonly Segment[], cs: number, ce: number): Segment[] {
