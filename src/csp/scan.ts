@@ -32,6 +32,10 @@
  *
  * Rewrites edit the text nodes in place (before code generation). When a file has edits, it is
  * scanned a second time, silently, so that hashes and the JSON escaping marks describe the edited text.
+ *
+ * Each pass is a FileScanner: its fields hold the result being built, its methods handle one kind
+ * of token, one element (a table from element name to start-tag handler) or one kind of record
+ * (policy sources, rewrites, inline blocks).
  */
 import type { Code } from '../diag/index.js';
 import { HOLE, tokenizeHtml, type Attribute, type EndTag, type HtmlToken, type RawText, type StartTag } from './html.js';
@@ -414,10 +418,16 @@ type StartTagHandler = (scanner: FileScanner, tag: StartTag) => AfterStartTag;
  * One pass over one file (see the top of this file): tokenizes each fragment and records what the
  * file adds to a policy (sources, hashes, declaration settings), the edits to make to its text
  * nodes (rewritten and inlined references, the removed declaration link, expanded connector
- * tags), and the problems it reports. Make one per pass and call `scan()` once.
+ * tags), and the problems it reports. Make one per pass and call `scan()` once; scanFile makes
+ * the first, reporting pass and, when that pass found edits, the silent re-scan.
  *
- * State shared across fragments is the result being built; state of the current fragment
- * (`#frag`, the element left open, the media element) is reset at the start of each fragment.
+ * Each token goes to #rawText, #endTag or #startTag. A start tag has its restrictions checked
+ * (on every element), is offered to the element hook (connector tags), goes to its element's
+ * handler in the table #elements (elements that add sources, blocks or a declaration), and then
+ * has its static references rewritten unless the handler answered 'done'.
+ *
+ * The fields are the file and its options, the result being built (kept across fragments), and
+ * the state of the current fragment, reset at the start of each.
  */
 class FileScanner {
   // The file, and how to scan it.
@@ -442,8 +452,9 @@ class FileScanner {
   #frag: Fragment = { s: '', segs: [] };
   /** Names of the custom elements replaced in this fragment: their end tags go too. */
   #replaced = new Set<string>();
+  /** The `<script>` or `<style>` whose start tag was seen and whose content comes next. */
   #open: OpenElement | undefined;
-  /** The open `<video>`, `<audio>` or `<picture>`, which says what its `<source>` and `<track>` load. */
+  /** The `<video>`, `<audio>` or `<picture>` last opened and not closed: it says what a `<source>` or `<track>` loads. */
   #media: string | undefined;
 
   constructor(t: TemplateLike, options: ScanOptions, reporting: boolean) {
@@ -456,6 +467,7 @@ class FileScanner {
     this.#report = reporting ? options.report : undefined;
   }
 
+  /** Scans every fragment of the file: the main one, then the body of each block override. */
   scan(): Once {
     for (const frag of fragmentsOf(this.#nodes)) {
       this.#frag = frag;
@@ -467,6 +479,7 @@ class FileScanner {
     return { facts: this.#facts, indented: this.#indented, edits: this.#edits, declared: this.#declared, inlineBlocks: this.#inlineBlocks, attributeBlocks: this.#attributeBlocks };
   }
 
+  /** The tokenizer's callback (one function for every fragment). */
   #onToken = (tok: HtmlToken): void => {
     if (tok.kind === 'raw') this.#rawText(tok);
     else if (tok.kind === 'end') this.#endTag(tok);
@@ -476,7 +489,7 @@ class FileScanner {
   // ---- Positions, problems and edits ----
 
   /** The source offset of an offset of the fragment (a tag's offset for a hole). */
-  #at(offset: number): number {
+  #sourceOffsetAt(offset: number): number {
     const frag = this.#frag;
     const seg = segmentAt(frag, Math.min(offset, Math.max(0, frag.s.length - 1)));
     if (seg === undefined) return 0;
@@ -485,12 +498,12 @@ class FileScanner {
 
   /** A build error (a warning in an inlined SVG file). */
   #error(code: Code, message: string, offset: number): void {
-    if (this.#options.svg) this.#report?.('warning', 'LW_CSP_SVG_INLINE', `inlined SVG: ${message}`, this.#file, this.#source, this.#at(offset));
-    else this.#report?.('error', code, message, this.#file, this.#source, this.#at(offset));
+    if (this.#options.svg) this.#report?.('warning', 'LW_CSP_SVG_INLINE', `inlined SVG: ${message}`, this.#file, this.#source, this.#sourceOffsetAt(offset));
+    else this.#report?.('error', code, message, this.#file, this.#source, this.#sourceOffsetAt(offset));
   }
 
   #warn(code: Code, message: string, offset: number): void {
-    this.#report?.('warning', code, message, this.#file, this.#source, this.#at(offset));
+    this.#report?.('warning', code, message, this.#file, this.#source, this.#sourceOffsetAt(offset));
   }
 
   /** The text segment holding all of [from, to), or undefined when a tag or a node boundary is inside. */
@@ -514,12 +527,12 @@ class FileScanner {
 
   /** The content of a raw-text element: the inline block or JSON data block a `<script>`/`<style>` start tag opened. */
   #rawText(tok: RawText): void {
-    const p = this.#open;
-    if (p === undefined || p.tag.end !== tok.start || p.foreign) return;
-    if (!p.inline) {
+    const open = this.#open;
+    if (open === undefined || open.tag.end !== tok.start || open.foreign) return;
+    if (!open.inline) {
       this.#open = undefined;
-      if (p.data === 'json') this.#jsonDataBlock(p.tag, tok.start, tok.end, tok.closed);
-      else if (p.data === undefined) this.#inlineBlock(p.kind, p.tag, tok.start, tok.end, tok.closed);
+      if (open.data === 'json') this.#jsonDataBlock(open.tag, tok.start, tok.end, tok.closed);
+      else if (open.data === undefined) this.#inlineBlock(open.kind, open.tag, tok.start, tok.end, tok.closed);
     }
   }
 
@@ -533,22 +546,23 @@ class FileScanner {
       return;
     }
     if (tok.name === 'video' || tok.name === 'audio' || tok.name === 'picture') this.#media = undefined;
-    const p = this.#open;
-    if (p === undefined || tok.name !== p.kind) return;
+    const open = this.#open;
+    if (open === undefined || tok.name !== open.kind) return;
     this.#open = undefined;
-    if (p.inline) {
-      const src = attr(p.tag, 'src')!;
-      this.#reference(p.tag, src, 'script', tok.end);
-    } else if (p.foreign) {
-      const content = this.#frag.s.slice(p.tag.end, tok.start);
+    if (open.inline) {
+      const src = attr(open.tag, 'src')!;
+      this.#scriptOrStyleReference(open.tag, src, 'script', tok.end);
+    } else if (open.foreign) {
+      const content = this.#frag.s.slice(open.tag.end, tok.start);
       if (/[<&]/.test(content)) {
-        this.#error('LW_CSP_INLINE_FOREIGN', `<${p.kind}> inside <svg> or <math> holds markup or character references; browsers hash its decoded text: write plain text, or move the element out of the <svg>`, p.tag.start);
+        this.#error('LW_CSP_INLINE_FOREIGN', `<${open.kind}> inside <svg> or <math> holds markup or character references; browsers hash its decoded text: write plain text, or move the element out of the <svg>`, open.tag.start);
         return;
       }
-      this.#inlineBlock(p.kind, p.tag, p.tag.end, tok.start, true);
+      this.#inlineBlock(open.kind, open.tag, open.tag.end, tok.start, true);
     }
   }
 
+  /** A start tag: restrictions, connector tags, the element's handler, then rewrites (see the class). */
   #startTag(tag: StartTag): void {
     const frag = this.#frag;
     // 1. Restrictions, on every element. A value tag may stand only inside a quoted
@@ -558,9 +572,9 @@ class FileScanner {
     this.#restrictedAttributes(tag);
     // Connector tags (src/content/connectors.ts) are replaced or removed, never sent as written.
     if (this.#hooks.element !== undefined && tag.name.includes('.')) {
-      const x = this.#hooks.element({ name: tag.name, attrs: tag.attrs.map((a) => ({ name: a.name, value: a.value, text: frag.s.slice(a.nameStart, a.end) })) }, this.#file);
-      if (x !== undefined) {
-        this.#connectorTag(tag, x);
+      const expansion = this.#hooks.element({ name: tag.name, attrs: tag.attrs.map((a) => ({ name: a.name, value: a.value, text: frag.s.slice(a.nameStart, a.end) })) }, this.#file);
+      if (expansion !== undefined) {
+        this.#connectorTag(tag, expansion);
         return;
       }
     }
@@ -604,7 +618,7 @@ class FileScanner {
     const src = attr(tag, 'src');
     if (tag.foreign) {
       if (src === undefined && !tag.selfClosing) this.#open = { kind: 'script', tag, foreign: true };
-      else if (src?.value) this.#reference(tag, src, 'script', null);
+      else if (src?.value) this.#scriptOrStyleReference(tag, src, 'script', null);
       return 'done';
     }
     if (src === undefined) {
@@ -616,7 +630,7 @@ class FileScanner {
       this.#open = { kind: 'script', tag, inline: true };
       return 'done';
     }
-    this.#reference(tag, src, 'script', null);
+    this.#scriptOrStyleReference(tag, src, 'script', null);
     this.#rewrite(tag, src);
     return 'done';
   }
@@ -644,7 +658,7 @@ class FileScanner {
     const href = attr(tag, 'href');
     if (rel.includes('stylesheet')) {
       this.#dataSources(tag, false);
-      if (href?.value != null && this.#reference(tag, href, 'style', null) === 'inline') return 'done';
+      if (href?.value != null && this.#scriptOrStyleReference(tag, href, 'style', null) === 'inline') return 'done';
     } else if (href?.value != null && isStatic(href.value)) {
       const directive = linkDirective(rel, tag);
       if (directive === 'img-src') this.#mediaSource('img-src', href.value);
@@ -805,42 +819,42 @@ class FileScanner {
   }
 
   /**
-   * A block whose tags are both in one start tag, at `w0` and `w1`. Inside one quoted value of
-   * an attribute that takes text, it is a site that any text without quotes or markup may fill
-   * (attributeProblems): its default content is checked here, the overrides where they are
-   * written (PolicyCompiler, which follows each page's parents), and the site is recorded in
-   * `attributeBlocks`. Anywhere else it is refused.
+   * A block whose tags are both in one start tag: the opening one at `i`, the two in places
+   * `opensIn` and `closesIn`. Inside one quoted value of an attribute that takes text, it is a
+   * site that any text without quotes or markup may fill (attributeProblems): its default content
+   * is checked here, the overrides where they are written (PolicyCompiler, which follows each
+   * page's parents), and the site is recorded in `attributeBlocks`. Anywhere else it is refused.
    */
-  #blockInStartTag(tag: StartTag, n: Extract<NodeLike, { type: 'block' }>, i: number, w0: PlaceInTag, w1: PlaceInTag): void {
-    if (w0 !== w1) {
+  #blockInStartTag(tag: StartTag, n: Extract<NodeLike, { type: 'block' }>, i: number, opensIn: PlaceInTag, closesIn: PlaceInTag): void {
+    if (opensIn !== closesIn) {
       this.#error('LW_CSP_TAG_IN_TAG', 'a block that opens and closes in different places of a start tag (inside and outside a quoted value, or in two values): its text would change which quotes pair up; open and close it inside one quoted attribute value', i);
       return;
     }
-    if (typeof w0 === 'string') {
+    if (typeof opensIn === 'string') {
       const unquoted = tag.attrs.find((a) => a.value !== null && a.end !== a.valueEnd + 1 && i >= a.valueStart && i <= a.valueEnd);
       this.#error(
         'LW_CSP_TAG_IN_TAG',
         unquoted !== undefined
           ? `a block inside the unquoted value of ${unquoted.name}=: a space in its text would end the value and start another attribute; quote the value (${unquoted.name}="{{$${n.name}}}{{/${n.name}}}")`
-          : w0 === 'name'
+          : opensIn === 'name'
             ? 'a block inside the name of the element or of an attribute: write whole names in this file'
             : 'a block between the attributes of a start tag: its text could add any attribute (an event handler, a style); write the attributes in this file, choose among them with a section ({{#open}}open{{/open}}), or put the block inside a quoted value (class="{{$kind}}{{/kind}}")',
         i,
       );
       return;
     }
-    const refusal = blockRefusal(tag, w0);
+    const refusal = blockRefusal(tag, opensIn);
     if (refusal !== undefined) {
-      this.#error('LW_CSP_TAG_IN_TAG', `a block inside ${w0.name}="…" of <${tag.name}>: ${refusal}`, i);
+      this.#error('LW_CSP_TAG_IN_TAG', `a block inside ${opensIn.name}="…" of <${tag.name}>: ${refusal}`, i);
       return;
     }
-    this.#attributeBlocks.set(n, { name: n.name, attribute: w0.name, element: tag.name, file: this.#file, source: this.#source, offset: this.#at(i) });
+    this.#attributeBlocks.set(n, { name: n.name, attribute: opensIn.name, element: tag.name, file: this.#file, source: this.#source, offset: this.#sourceOffsetAt(i) });
     attributeProblems(
       n.body,
       this.#source,
       () => undefined, // a nested block is a site of its own: its tags are in this value too
       (_node, offset, what) => {
-        const message = `the default content of block "${n.name}", written inside ${w0.name}="…" of <${tag.name}>, holds ${what}, which could end the value or add markup; ${ATTRIBUTE_TEXT}`;
+        const message = `the default content of block "${n.name}", written inside ${opensIn.name}="…" of <${tag.name}>, holds ${what}, which could end the value or add markup; ${ATTRIBUTE_TEXT}`;
         if (this.#options.svg) this.#report?.('warning', 'LW_CSP_SVG_INLINE', `inlined SVG: ${message}`, this.#file, this.#source, offset);
         else this.#report?.('error', 'LW_CSP_TAG_IN_TAG', message, this.#file, this.#source, offset);
       },
@@ -926,7 +940,7 @@ class FileScanner {
    * edit replacing the element, from its start tag to `closeAt` or to the end of the start tag),
    * else its source added to script-src or style-src (from the literal prefix of a dynamic URL).
    */
-  #reference(tag: StartTag, a: Attribute, kind: 'script' | 'style', closeAt: number | null): 'inline' | 'source' {
+  #scriptOrStyleReference(tag: StartTag, a: Attribute, kind: 'script' | 'style', closeAt: number | null): 'inline' | 'source' {
     const value = a.value ?? '';
     const directive: Directive = kind === 'script' ? 'script-src' : 'style-src';
     if (!isStatic(value)) {
@@ -978,20 +992,20 @@ class FileScanner {
    * in `declared`), the tag replaced by the hook's markup (the re-scan reads that markup) and its
    * end tag removed.
    */
-  #connectorTag(tag: StartTag, x: ElementExpansion): void {
-    for (const p of x.problems) {
+  #connectorTag(tag: StartTag, expansion: ElementExpansion): void {
+    for (const p of expansion.problems) {
       const a = p.attribute === undefined ? undefined : attr(tag, p.attribute);
       if (p.severity === 'warning') this.#warn(p.code, p.message, a?.nameStart ?? tag.start);
       else this.#error(p.code, p.message, a?.nameStart ?? tag.start);
     }
     // data-*-src attributes pass through to the script: check them here, where problems are reported.
     this.#dataSources(tag, false);
-    for (const d of x.sources) {
+    for (const d of expansion.sources) {
       for (const src of d.sources) addSource(this.#facts, d.directive, src);
       this.#declared.push({ directive: d.directive, sources: [...d.sources] });
     }
     this.#replaced.add(tag.name);
-    this.#edit(tag.start, tag.end, x.html, 'LW_CONTENT_CONNECTOR_TAG', `the connector tag <${tag.name}>`);
+    this.#edit(tag.start, tag.end, expansion.html, 'LW_CONTENT_CONNECTOR_TAG', `the connector tag <${tag.name}>`);
   }
 
   // ---- Rewrites ----
@@ -1088,7 +1102,7 @@ class FileScanner {
     if (starts.length === 0) return;
     const first = segs[0]!.node as TextLike;
     const list = this.#indented.get(first);
-    const entry: IndentedBlock = { kind, text, starts, file: this.#file, source: this.#source, offset: this.#at(tag.start) };
+    const entry: IndentedBlock = { kind, text, starts, file: this.#file, source: this.#source, offset: this.#sourceOffsetAt(tag.start) };
     if (list === undefined) this.#indented.set(first, [entry]);
     else list.push(entry);
   }
