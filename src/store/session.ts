@@ -19,7 +19,7 @@ export const WRITE_LIMIT = 100;
 /** Results of an unordered query without `limit(n)`; `limit` may raise it to UNORDERED_MAX. */
 export const UNORDERED_CAP = 100;
 export const UNORDERED_MAX = 500;
-/** Rows of one chunk of a long read (the script runtime reads this many at a time: realm-models.ts `readChunks`). */
+/** Rows of one chunk of a long read (the script runtime reads this many at a time: script/realm/41-models.js `readChunks`). */
 export const READ_CHUNK = 1000;
 
 /** `match`: an embedded field (or list) holding these sub-field values ([name, value] pairs). */

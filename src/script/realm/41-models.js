@@ -1,22 +1,20 @@
-/**
- * The model runtime inside the script realm (REFERENCE §6.6–§6.7): spliced into REALM_SOURCE
- * (realm-source.ts) before the realm is frozen, so it shares the realm's intrinsics and budgets.
- *
- * The host installs each app's models once (`kit.models(descriptor, channel)`): plain data about
- * the models, and one bridge function, the channel, through which every query, write and value
- * check goes to the store of the request whose code is running (realm.ts finds it by the current
- * budget). Everything else — instances with field accessors, lazy query streams, links, hierarchy
- * values, the unit of work that collects a request's changes — lives here, in the realm, so that
- * reading fields never crosses the membrane.
- *
- * - Instances and links are callable (`list(() => Task.all())` selects the container for the
- *   callback); their state sits in private fields, never reachable from a script.
- * - Changes are collected per request (the budget) and written before the next query of the
- *   request (records still missing a required value wait) and at the end of an endpoint, in order.
- * - Every channel call may answer a Promise (PostgreSQL): the code here continues with `pt`, and
- *   scripts wait for it without seeing it (generated code awaits Promises).
- */
-export const MODELS_SOURCE = String.raw`
+// The model runtime inside the script realm (docs/models.md, docs/queries.md). It runs in the
+// same function as the other files of this folder, before the realm is frozen, so it shares the
+// realm's intrinsics and budgets.
+//
+// The host installs each app's models once (`kit.models(descriptor, channel)`): plain data about
+// the models, and one bridge function, the channel, through which every query, write and value
+// check goes to the store of the request whose code is running (realm.ts finds it by the current
+// budget). Everything else — instances with field accessors, lazy query streams, links, hierarchy
+// values, the unit of work that collects a request's changes — lives here, in the realm, so that
+// reading fields never crosses the membrane.
+//
+// - Instances and links are callable (`list(() => Task.all())` selects the container for the
+//   callback); their state sits in private fields, never reachable from a script.
+// - Changes are collected per request (the budget) and written before the next query of the
+//   request (records still missing a required value wait) and at the end of an endpoint, in order.
+// - Every channel call may answer a Promise (PostgreSQL): the code here continues with `pt`, and
+//   scripts wait for it without seeing it (generated code awaits Promises).
 // 4b. Models -------------------------------------------------------------------------------------
 // After a real wait (PostgreSQL, an async callback) the request's budget is current again, and
 // its clock runs: a callback that loops after the wait is still stopped by the CPU limit.
@@ -1259,4 +1257,3 @@ const viewField = (app, f, v) => {
   }
 };
 const isModelish = (v) => INST.has(v) || LINKS.has(v) || HIER.has(v) || LISTS.has(v) || EMB.has(v) || QUERIES.has(v) || MODEL_CLASSES.has(v);
-`;
