@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/bundle`;
 rmSync(`${root}dist/script/realm`, { recursive: true, force: true });
-cpSync(`${root}src/script/realm`, `${root}dist/script/realm`, { recursive: true });
+cpSync(`${root}src/script/realm`, `${root}dist/script/realm`, { recursive: true, filter: (path) => !/\.(ts|json)$/.test(path) });
 // Chunk names carry a hash: clear the last build's chunks.
 rmSync(outdir, { recursive: true, force: true });
 await build({

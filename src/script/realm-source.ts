@@ -17,8 +17,10 @@
  * granted globals, the models, the visitor effects). It must be compiled inside the realm, so it is
  * read as text, in the order of REALM_FILES, and evaluated there as the body of one function: the
  * files share one scope (a name one file declares is seen by the files after it), the first one
- * starts in strict mode, and the last one returns the kit. `npm run build` copies the folder to
- * dist/script/realm/ (scripts/bundle.mjs); dist/bundle/ reads it there too.
+ * starts in strict mode, and the last one makes the kit, which the function returns. `npm run build` copies the folder to
+ * dist/script/realm/ (scripts/bundle.mjs); dist/bundle/ reads it there too. `npm run typecheck`
+ * checks the files with their JSDoc types (src/script/realm/tsconfig.json; globals.d.ts declares
+ * `host`, realm-host.ts its type).
  */
 import { readFileSync } from 'node:fs';
 
@@ -41,4 +43,4 @@ const folder = new URL('../script/realm/', import.meta.url);
 export const REALM_SOURCE =
   "(function (host) {\n'use strict';\n" +
   REALM_FILES.map((name) => readFileSync(new URL(name, folder), 'utf8')).join('\n') +
-  '})';
+  'return kit;\n})';

@@ -7,9 +7,14 @@ const OSet = Set;
 // V8, so each cost more than a microsecond of garbage collection. The value lives in a private
 // field stamped on the key by a constructor that returns it (nothing a script can read).
 const SLOT_EMPTY = {};
+/**
+ * @template V
+ * @typedef {{ get(o: unknown): V | undefined, has(o: unknown): boolean, set(o: object, v: V): void, delete(o: unknown): void }} SlotMap
+ */
+/** @template V @returns {SlotMap<V>} */
 const slotMap = () => {
   const isObj = (o) => o !== null && (typeof o === 'object' || typeof o === 'function');
-  const Slot = class extends (function (o) { return o; }) {
+  const Slot = class extends /** @type {new (o: object) => object} */ (/** @type {unknown} */ (function (o) { return o; })) {
     #v;
     constructor(o, v) { super(o); this.#v = v; }
     static read(o) { return isObj(o) && #v in o ? o.#v : SLOT_EMPTY; }
@@ -22,7 +27,9 @@ const slotMap = () => {
     delete: (o) => { if (Slot.read(o) !== SLOT_EMPTY) Slot.write(o, SLOT_EMPTY); },
   };
 };
+/** @returns {{ has(o: unknown): boolean, add(o: object): void, delete(o: unknown): void }} */
 const slotSet = () => {
+  /** @type {SlotMap<true>} */
   const m = slotMap();
   return { has: m.has, add: (o) => { m.set(o, true); }, delete: m.delete };
 };

@@ -11,6 +11,7 @@ const rejected = (e) => new Rejected(e);
 // way into script code sets it (a run's start, a host call of a script function, the resumption
 // after a wait) and every way out restores it: per-request state is read from the budget, never
 // from a slot that outlives the call.
+/** @type {{ cur: Budget | null }} */
 const S = { cur: null };
 const lim = () => S.cur || DEF;
 // A limit ends the whole request: the budget is marked dead first, so no catch or finally of any
@@ -180,8 +181,10 @@ const del = (o, k) => {
   return delete o[k];
 };
 const cs = (v) => { if (typeof v === 'string' && v.length > lim().ms) limitString(); return v; };
+/** @template {{ length: number }} T @param {T} v @returns {T} */
 const ca = (v) => { if (v.length > lim().ma) limitArray(); return made(v); };
 // An array a built-in made: charged to the memory allowance, and the clock read when it is large.
+/** @template {{ length: number }} T @param {T} a @returns {T} */
 const made = (a) => { const n = a.length; if (n > 64) { mem(n * 8); heavy(n); } return a; };
 // A string a built-in made.
 const madeS = (str) => { const n = str.length; if (n > 256) { if (n > lim().ms) limitString(); mem(n * 2); heavy(n); } return str; };

@@ -345,11 +345,13 @@ const noRegExp = (name) => function () {
   throw new OTypeError(name + ' is not available (regular expressions can make a request hang): use includes, indexOf, startsWith or split');
 };
 // Methods that only read the string: the clock is read after a long one.
+/** @param {string} name */
 const reading = (name) => {
   const f = SP[name];
   return { [name]: function () { const r = apply(f, this, arguments); heavy(OString(this).length); return r; } }[name];
 };
 // Methods that make a string at most grow times as long as the input.
+/** @param {string} name @param {number} grow */
 const making = (name, grow) => {
   const f = SP[name];
   return { [name]: function () {

@@ -128,6 +128,7 @@ const jsonValue = (v) => {
 };
 const stringify = (value, replacer, space) => {
   if (typeof replacer === 'function') throw new OTypeError('JSON.stringify: replacer functions are not supported; pass an array of keys or null');
+  /** @type {string[] | null} */
   let allow = null;
   if (isArray(replacer)) {
     // As JavaScript: strings and numbers only, each once, in order.
@@ -242,6 +243,7 @@ const ArrayFacade = {
   of(...items) { return ca(items); },
   from(src, mapFn) {
     if (src === null || src === undefined) throw new OTypeError('Array.from needs an array, a string or {length: n}');
+    /** @type {unknown[] | null} */
     let items = null, n;
     if (typeof src === 'string' || isArray(src) || typeof src[SymIterator] === 'function') {
       items = ca(apply(OArray.from, OArray, [src]));
@@ -312,7 +314,7 @@ const ObjectGlobal = methods(named((v) => {
 defProp(LDate, 'name', { value: 'Date' });
 // Host calls are counted like function entries (a host function passed as a sort comparator is
 // called many times without entering script code).
-const bridge = (invoke, name) => named2(typeof name === 'string' ? name : '', function (...args) {
+const bridge = (invoke, name) => named2(typeof name === 'string' ? name : '', /** @this {unknown} */ function (...args) {
   if (SY.on) bail();
   const b = S.cur;
   if (b !== null && --b.n < 0) { b.n = TICKS; b.check(); }

@@ -50,6 +50,15 @@ const invalid = (model, field, message) => modelError(2, message, { field: field
 const isModelError = (e, kind) => MERR.get(e) === kind;
 
 // One unit of work per request budget: the instances with changes not yet written, in order.
+/**
+ * @typedef {object} UnitOfWork
+ * @property {IState[]} pend the records with changes not yet written, in order
+ * @property {Map<string, unknown>} hier the last hierarchy value given out, per model and container
+ * @property {Record<string, unknown> | null} ctx the containers the request's URL selects (asked once)
+ * @property {Array<[string, unknown]>} inCb the containers selected by record callbacks, innermost last
+ * @property {Set<string> | null} pr the field reads the host allowed (mayRead)
+ */
+/** @type {SlotMap<UnitOfWork>} */
 const UOW = slotMap();
 const uow = () => {
   const b = S.cur;
@@ -84,7 +93,7 @@ const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; 
 // Records (callable for container models) carry their state in a private field, stamped on the
 // object by a constructor that returns it (cheaper than a WeakMap entry per record, and nothing a
 // script can read). INST.has(v) says v is a record.
-const Stamp = class extends (function (o) { return o; }) {
+const Stamp = class extends /** @type {new (o: object) => object} */ (/** @type {unknown} */ (function (o) { return o; })) {
   #s;
   constructor(o, s) { super(o); this.#s = s; }
   static get(o) { return o !== null && (typeof o === 'object' || typeof o === 'function') && #s in o ? o.#s : undefined; }
@@ -282,7 +291,7 @@ class RichValue {
 // Frozen as harden (later in the realm source) freezes the realm's other types: members, prototype, class.
 {
   const p = RichValue.prototype, ks = ownKeys(p);
-  for (let i = 0; i < ks.length; i++) { const d = getDesc(p, ks[i]); freeze(d.value); freeze(d.get); freeze(d.set); }
+  for (let i = 0; i < ks.length; i++) { const d = /** @type {PropertyDescriptor} */ (getDesc(p, ks[i])); freeze(d.value); freeze(d.get); freeze(d.set); }
   freeze(p); freeze(RichValue);
 }
 // Model.markdown(text) renders any text, one from a request's body too: it is bounded as the
@@ -325,9 +334,16 @@ const readValue = (app, f, v, owner) => {
 
 // Instances. State: d (model), v (row: id, created, modified, container, fields…), st (0 new, 1 stored, 2 removed), dirty,
 // from (values taken from a stored record: mayReadState).
-let ISTATE = null;
 class IState {
-  constructor(d, row, st) { this.d = d; this.v = row; this.st = st; this.dirty = null; this.pending = false; this.from = null; }
+  /** @param {any} d @param {any[]} row @param {0 | 1 | 2} st */
+  constructor(d, row, st) {
+    this.d = d; this.v = row; this.st = st;
+    /** @type {Set<string> | null} the fields changed since the last write */
+    this.dirty = null;
+    this.pending = false;
+    /** @type {{ v: any[], hide: Set<string> } | null} */
+    this.from = null;
+  }
 }
 const touch = (s, f) => {
   if (s.st === 2) throw new OTypeError('this ' + s.d.name + ' was removed');
@@ -340,7 +356,7 @@ const touch = (s, f) => {
 const newRecordObject = (d, id) => {
   if (!d.isContainer) return OObject.create(d.proto);
   const inst = (cb) => withContainer(d, id, cb);
-  delete inst.name; delete inst.length;
+  delete /** @type {any} */ (inst).name; delete /** @type {any} */ (inst).length;
   OObject.setPrototypeOf(inst, d.proto);
   return inst;
 };
@@ -349,7 +365,8 @@ const makeInstance = (d, row, st) => {
   IS.set(inst, new IState(d, row, st));
   return inst;
 };
-ISTATE = (o) => { const s = IS.get(o); if (s === undefined) throw new OTypeError('not a record'); return s; };
+/** @type {(o: unknown) => IState} */
+const ISTATE = (o) => { const s = IS.get(o); if (s === undefined) throw new OTypeError('not a record'); return s; };
 
 // Links: a record's id and model; get() loads it.
 const LS = slotMap();
@@ -397,6 +414,7 @@ const flush = (strict) => {
   const u = b === null ? undefined : UOW.get(b);
   if (u === undefined || u.pend.length === 0) return undefined;
   const ops = [], done = [], keep = [];
+  /** @type {App | null} */
   let app = null;
   for (let i = 0; i < u.pend.length; i++) {
     const s = u.pend[i];
@@ -510,6 +528,7 @@ const execute = (q, firstOnly) => {
 const READ_CHUNK = 1000;
 const readChunks = (d, spec, keep, enough) => {
   const total = spec.l;
+  /** @type {any} null until the first chunk is read */
   let out = null, read = 0;
   const step = (c) => pt(d.app.ch('q', c), (rows) => {
     const n = rows.length;
@@ -718,7 +737,7 @@ const buildModel = (app, d) => {
   const queryProto = OObject.create(null);
   const qm = keys(queryMethods);
   for (let i = 0; i < qm.length; i++) defProp(queryProto, qm[i], { value: queryMethods[qm[i]] });
-  const filterMethod = (name, op) => function (v) {
+  const filterMethod = (name, op) => /** @this {object} */ function (v) {
     const f = name === 'id' || name === 'created' || name === 'modified' ? null : d.byName.get(name);
     if (f !== null) v = userValue(f, v);
     const value = v === null || v === undefined ? null : f !== null && f.type === 'link' ? idOf(v, f.model) : storeForm(f || { type: name === 'id' ? 'id' : 'timestamp' }, v);
@@ -867,6 +886,7 @@ const buildModel = (app, d) => {
       if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.ckey + ')');
       row[3] = c;
     }
+    /** @type {Promise<unknown> | null} */
     let wait = null;
     for (let i = 0; i < d.fields.length; i++) {
       const v = initValue(app, d, d.fields[i], row[3]);
@@ -881,8 +901,8 @@ const buildModel = (app, d) => {
     return wait === null ? inst : apply(then, wait, [() => inst]);
   };
   // A field may be called name or length: the function's own name and length give way to it.
-  if (d.byName.has('name')) delete M.name; else defProp(M, 'name', { value: d.name });
-  if (d.byName.has('length')) delete M.length;
+  if (d.byName.has('name')) delete /** @type {any} */ (M).name; else defProp(M, 'name', { value: d.name });
+  if (d.byName.has('length')) delete /** @type {any} */ (M).length;
   const statics = {
     all: all,
     get: (id) => loadById(d, id, true),
@@ -1075,12 +1095,13 @@ const outValue = (v, depth) => {
   // them twice (here, then below when one is an object) has no effect.
   if (primitivesOnly(v)) return v;
   const ks = keys(v);
+  /** @type {Record<PropertyKey, unknown> | null} */
   let copy = null;
   const r = seq(ks.length, (i) => {
     const k = ks[i], x = v[k];
     if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return;
     return pt(outValue(x, depth + 1), (y) => {
-      if (y !== x) { if (copy === null) copy = OObject.assign({}, v); copy[k] = y; }
+      if (y !== x) { if (copy === null) copy = /** @type {Record<PropertyKey, unknown>} */ (OObject.assign({}, v)); copy[k] = y; }
     });
   });
   return pt(r, () => copy === null ? v : copy);
@@ -1090,6 +1111,7 @@ const primitivesOnly = (v) => {
   return true;
 };
 const outArray = (a, depth) => {
+  /** @type {unknown[] | null} */
   let copy = null;
   const r = seq(a.length, (i) => {
     const x = a[i];

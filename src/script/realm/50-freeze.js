@@ -79,7 +79,7 @@ const harden = (root) => {
     push(todo, getProto(o));
     const ks = ownKeys(o);
     for (let i = 0; i < ks.length; i++) {
-      const d = getDesc(o, ks[i]);
+      const d = /** @type {PropertyDescriptor} */ (getDesc(o, ks[i]));
       if ('value' in d) push(todo, d.value); else { push(todo, d.get); push(todo, d.set); }
     }
   }
@@ -97,8 +97,9 @@ harden(getProto([][SymIterator]())); harden(getProto(''[SymIterator]()));
 const K = freeze({ $lw_A: topLevel, $lw_M: markWaiting, $lw_Y: SY, $lw_B: BAIL, $lw_q: pure, $lw_bail: bail, $lw_P: OPromise, $lw_key: key, $lw_set: set, $lw_del: del, $lw_pk: pk, $lw_cs: cs, $lw_ca: ca,
   $lw_S: S, $lw_apply: apply, $lw_nt: noThen, $lw_os: objectSpread, $lw_fs: fluent, $lw_out: endpointOut, $lw_me: isModelError });
 
-// The host's view. Nothing here is ever handed to a script.
-return freeze({
+// The host's view, which the realm source returns (realm-source.ts). Nothing here is ever handed to
+// a script.
+const kit = freeze({
   G: G, K: K, OP: OP, AP: AP,
   newBudget: (l, path, origin) => new Budget(l, { path: path, origin: origin }),
   newRun: (b, imp) => new Run(b, imp),
