@@ -45,10 +45,11 @@ export interface QuerySpec {
   a?: unknown[];
 }
 
+/** A write of the script runtime's unit of work (script/realm/41-models.js `flush`): insert, update, delete. */
 export type WriteOp =
-  | ['i', string, string, number, number, string | null, Record<string, unknown>]
-  | ['u', string, string, number, Record<string, unknown>, (string | null)?]
-  | ['d', string, string, (string | null)?];
+  | [kind: 'i', model: string, id: string, created: number, modified: number, container: string | null, values: Record<string, unknown>]
+  | [kind: 'u', model: string, id: string, modified: number, values: Record<string, unknown>, container?: string | null]
+  | [kind: 'd', model: string, id: string, container?: string | null];
 
 
 /** A condition of a chunk of a long read (DataSession #after), with its parameters. */
