@@ -339,7 +339,7 @@ async function compareLookups(title, variants, time) {
   return ratio;
 }
 
-/** The spec a script's `Item.get(id)` sends to the store (realm-models.ts loadById). */
+/** The spec a script's `Item.get(id)` sends to the store (src/script/realm/41-models.js loadById). */
 const lookupSpec = (id) => ({ m: 'Item', w: [['id', 'eq', id]], l: 1 });
 
 function sameRecord(engine, layerRow, rawRow) {

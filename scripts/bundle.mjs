@@ -4,14 +4,18 @@
 // spends more time loading Laneway than checking the app: docs/architecture.md, "Start-up").
 // The modules only serving needs stay in chunks of their own, loaded by the dynamic imports of
 // src/cli/index.ts. Packages from node_modules are not bundled: they load as they always do.
+// It also copies the code of the script realm (src/script/realm/*.js, read as text at run time by
+// src/script/realm-source.ts) to dist/script/realm/, where dist/ and dist/bundle/ both read it.
 //
 //   node scripts/bundle.mjs
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/bundle`;
+rmSync(`${root}dist/script/realm`, { recursive: true, force: true });
+cpSync(`${root}src/script/realm`, `${root}dist/script/realm`, { recursive: true, filter: (path) => !/\.(ts|json)$/.test(path) });
 // Chunk names carry a hash: clear the last build's chunks.
 rmSync(outdir, { recursive: true, force: true });
 await build({

@@ -91,7 +91,7 @@ export class StaticData {
           return this.index.aggregate(a as DocumentQuery, b as 'count', c as string | undefined);
         case 'md':
           return this.#render(String(a), b);
-        // A rich-text value of a script (realm-models.ts RichValue): a = its source, b = its field's key.
+        // A rich-text value of a script (script/realm/41-models.js RichValue): a = its source, b = its field's key.
         case 'rh':
           return this.#renderer(b).htmlWith(String(a), c);
         case 'rs':

@@ -1,6 +1,6 @@
 /**
  * What a script endpoint's answer does for its visitor (docs/messages.md, docs/forms.md): after
- * the run, the effects its scripts recorded (realm-visitor.ts) are checked, then — once the
+ * the run, the effects its scripts recorded (script/realm/42-visitor.js) are checked, then — once the
  * request's transaction is committed — cookies are written, and messages and `Messages.data`
  * values are left for the visitor's next page.
  *

@@ -10,7 +10,7 @@
  * Renderings are cached per text and option set by the `RichTextRenderer` of the field, which
  * the app builds at load (a static document's body is rendered there, once): a page request
  * renders only option sets it is the first to ask for. Scripts reach the same renderer through
- * their model channel (`htmlWith`, `sections`, `text`; src/script/realm-models.ts `RichValue`).
+ * their model channel (`htmlWith`, `sections`, `text`; src/script/realm/41-models.js `RichValue`).
  */
 import { SAFE_HTML, WebSafe } from '../shared/index.js';
 import { htmlSections, htmlText, markdownSections, markdownText, parseRenderOptions, renderHtml, renderMarkdown, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';

@@ -10,19 +10,19 @@
  *   `if (++$lw_r.d > $lw_r.md || --$lw_r.n < 0) $lw_r.slow();` (depth, then CPU every N entries)
  *   and decrements the depth in a `finally`.
  * - The top level is a generator function (made once per script) that `$lw_A` runs synchronously,
- *   continuing asynchronously only from the first Promise it yields (realm-source.ts `drive`): a
+ *   continuing asynchronously only from the first Promise it yields (realm/30-iteration.js `drive`): a
  *   run that waits for nothing gives its result without a Promise.
  * - An arrow without a call that may wait (validate.ts) is a plain arrow; one with such calls is an
  *   async arrow. When it is also pure (validate.ts FunctionInfo.pure: it changes nothing), it is
  *   compiled twice, `$lw_M(((s, a) => (x) => { …run s, on a restart ($lw_B) run a… })(sync, async))`:
  *   the synchronous variant makes each call that may wait only when the callee is a built-in that
  *   cannot wait ($lw_q), and otherwise restarts the call in the async variant ($lw_bail; see the SY
- *   comment in realm-source.ts). The async copy is written on one line; GeneratedScript.sourceLine
+ *   comment in realm/30-iteration.js). The async copy is written on one line; GeneratedScript.sourceLine
  *   maps its positions back to script lines.
  * - A call that may wait compiles to `(($lw_t = f(x)) instanceof $lw_P ? $lw_b.q(await $lw_b.p($lw_t))
  *   : $lw_t)` (`yield` at the top level): only a real Promise is waited for; p pauses the CPU clock
  *   and q resumes it and makes the request's budget current again, whether the wait ended with a
- *   value or a rejection (which q then throws: see Budget.p in realm-source.ts).
+ *   value or a rejection (which q then throws: see Budget.p in realm/20-budgets.js).
  * - Computed keys go through `$lw_key` (forbidden names), writes through `$lw_set` (forbidden names,
  *   hook functions, array length caps), `delete` through `$lw_del` (plain objects only).
  * - Top-level expression statements assign `$lw_cv`, so the completion value follows ECMAScript's
@@ -537,7 +537,7 @@ class Generator {
   #arrow(node: AnyNode): void {
     const info = this.#a.functions.get(node)!;
     // The id of the arrow's own text, written as a comment at the start of its parameters, where
-    // Function.prototype.toString of the realm finds it (realm-source.ts).
+    // Function.prototype.toString of the realm finds it (realm/50-freeze.js).
     const id = this.#register(this.#source.slice(node.start, node.end));
     if (!info.async || !info.pure) {
       this.#arrowVariant(node, info, info.async, false, id);

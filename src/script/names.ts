@@ -1,6 +1,6 @@
 /**
  * The names the subset grants, forbids, or treats specially. Shared by the validator (build time)
- * and, through realm-source.ts, by the run-time checks.
+ * and, through the realm source (realm/), by the run-time checks.
  */
 
 /** Globals a script may use without importing them. */

@@ -22,6 +22,7 @@ import { BARE, WebSafe, bare, slots } from '../shared/index.js';
 import { DEFAULT_LIMITS, type ScriptLimits } from './types.js';
 import { FORBIDDEN_MEMBERS, HOOK_MEMBERS } from './names.js';
 import { REALM_SOURCE } from './realm-source.js';
+import type { RealmHost } from './realm-host.js';
 import { ScriptRedirect, type FlashMessage } from './redirect.js';
 
 /** An opaque value of the realm. */
@@ -235,7 +236,7 @@ export function getRealm(): Realm {
     name: 'laneway-scripts',
     codeGeneration: { strings: false, wasm: false },
   });
-  const boot = vm.runInContext(REALM_SOURCE, context, { filename: 'laneway:realm' }) as (host: object) => RealmKit;
+  const boot = vm.runInContext(REALM_SOURCE, context, { filename: 'laneway:realm' }) as (host: RealmHost) => RealmKit;
   const kit = boot({
     now: () => performance.now(),
     cpu: processCpuMs,

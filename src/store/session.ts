@@ -19,7 +19,7 @@ export const WRITE_LIMIT = 100;
 /** Results of an unordered query without `limit(n)`; `limit` may raise it to UNORDERED_MAX. */
 export const UNORDERED_CAP = 100;
 export const UNORDERED_MAX = 500;
-/** Rows of one chunk of a long read (the script runtime reads this many at a time: realm-models.ts `readChunks`). */
+/** Rows of one chunk of a long read (the script runtime reads this many at a time: script/realm/41-models.js `readChunks`). */
 export const READ_CHUNK = 1000;
 
 /** `match`: an embedded field (or list) holding these sub-field values ([name, value] pairs). */
@@ -45,10 +45,11 @@ export interface QuerySpec {
   a?: unknown[];
 }
 
+/** A write of the script runtime's unit of work (script/realm/41-models.js `flush`): insert, update, delete. */
 export type WriteOp =
-  | ['i', string, string, number, number, string | null, Record<string, unknown>]
-  | ['u', string, string, number, Record<string, unknown>, (string | null)?]
-  | ['d', string, string, (string | null)?];
+  | [kind: 'i', model: string, id: string, created: number, modified: number, container: string | null, values: Record<string, unknown>]
+  | [kind: 'u', model: string, id: string, modified: number, values: Record<string, unknown>, container?: string | null]
+  | [kind: 'd', model: string, id: string, container?: string | null];
 
 
 /** A condition of a chunk of a long read (DataSession #after), with its parameters. */

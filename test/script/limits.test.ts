@@ -74,7 +74,7 @@ describe('limits end the run with a limit outcome (503)', () => {
   it('keeps the CPU budget near the configured value, per endpoint', async () => {
     const source = 'const a = Array.from({length: 1000}, (_, i) => i)\na.map((x) => a.map((y) => a.map((z) => x)))';
     // CPU time, not wall time: a loaded machine makes the wall clock run ahead, not the CPU clock.
-    // The limit ends the run within 1.5x the budget of CPU (realm-source.ts Budget); the bound
+    // The limit ends the run within 1.5x the budget of CPU (src/script/realm/20-budgets.js Budget); the bound
     // leaves room for the collector's threads.
     let cpu = process.cpuUsage();
     assert.equal(await limitOf(source, { limits: { cpuMs: 100 } }, 'LW_SCRIPT_CPU_LIMIT'), 'LW_SCRIPT_CPU_LIMIT');

@@ -1,22 +1,20 @@
-/**
- * The model runtime inside the script realm (REFERENCE §6.6–§6.7): spliced into REALM_SOURCE
- * (realm-source.ts) before the realm is frozen, so it shares the realm's intrinsics and budgets.
- *
- * The host installs each app's models once (`kit.models(descriptor, channel)`): plain data about
- * the models, and one bridge function, the channel, through which every query, write and value
- * check goes to the store of the request whose code is running (realm.ts finds it by the current
- * budget). Everything else — instances with field accessors, lazy query streams, links, hierarchy
- * values, the unit of work that collects a request's changes — lives here, in the realm, so that
- * reading fields never crosses the membrane.
- *
- * - Instances and links are callable (`list(() => Task.all())` selects the container for the
- *   callback); their state sits in private fields, never reachable from a script.
- * - Changes are collected per request (the budget) and written before the next query of the
- *   request (records still missing a required value wait) and at the end of an endpoint, in order.
- * - Every channel call may answer a Promise (PostgreSQL): the code here continues with `pt`, and
- *   scripts wait for it without seeing it (generated code awaits Promises).
- */
-export const MODELS_SOURCE = String.raw`
+// The model runtime inside the script realm (docs/models.md, docs/queries.md). It runs in the
+// same function as the other files of this folder, before the realm is frozen, so it shares the
+// realm's intrinsics and budgets.
+//
+// The host installs each app's models once (`kit.models(descriptor, channel)`): plain data about
+// the models, and one bridge function, the channel, through which every query, write and value
+// check goes to the store of the request whose code is running (realm.ts finds it by the current
+// budget). Everything else — instances with field accessors, lazy query streams, links, hierarchy
+// values, the unit of work that collects a request's changes — lives here, in the realm, so that
+// reading fields never crosses the membrane.
+//
+// - Instances and links are callable (`list(() => Task.all())` selects the container for the
+//   callback); their state sits in private fields, never reachable from a script.
+// - Changes are collected per request (the budget) and written before the next query of the
+//   request (records still missing a required value wait) and at the end of an endpoint, in order.
+// - Every channel call may answer a Promise (PostgreSQL): the code here continues with `andThen`, and
+//   scripts wait for it without seeing it (generated code awaits Promises).
 // 4b. Models -------------------------------------------------------------------------------------
 // After a real wait (PostgreSQL, an async callback) the request's budget is current again, and
 // its clock runs: a callback that loops after the wait is still stopped by the CPU limit.
@@ -29,7 +27,8 @@ const resume = (f) => {
     try { return f(x); } finally { if (entered) b.leave(); }
   };
 };
-const pt = (v, f) => isP(v) ? apply(then, v, [resume(f)]) : f(v);
+// f(v) for a value, or once it is there for a Promise (PostgreSQL), on the request's clock.
+const andThen = (v, f) => isP(v) ? apply(then, v, [resume(f)]) : f(v);
 // Runs f(i) for i < n one after the other, waiting for Promises between steps.
 const seq = (n, f) => {
   const step = (i) => {
@@ -52,19 +51,28 @@ const invalid = (model, field, message) => modelError(2, message, { field: field
 const isModelError = (e, kind) => MERR.get(e) === kind;
 
 // One unit of work per request budget: the instances with changes not yet written, in order.
-const UOW = slotMap();
-const uow = () => {
+/**
+ * @typedef {object} UnitOfWork
+ * @property {IState[]} pend the records with changes not yet written, in order
+ * @property {Map<string, unknown>} hier the last hierarchy value given out, per model and container
+ * @property {Record<string, unknown> | null} ctx the containers the request's URL selects (asked once)
+ * @property {Array<[string, unknown]>} inCb the containers selected by record callbacks, innermost last
+ * @property {Set<string> | null} pr the field reads the host allowed (mayRead)
+ */
+/** @type {SlotMap<UnitOfWork>} */
+const UNITS_OF_WORK = slotMap();
+const unitOfWork = () => {
   const b = S.cur;
   if (b === null) throw new OTypeError('models are used only while a script runs');
-  let u = UOW.get(b);
-  if (u === undefined) { u = { pend: [], hier: new OMap(), ctx: null, inCb: [], pr: null }; UOW.set(b, u); }
+  let u = UNITS_OF_WORK.get(b);
+  if (u === undefined) { u = { pend: [], hier: new OMap(), ctx: null, inCb: [], pr: null }; UNITS_OF_WORK.set(b, u); }
   return u;
 };
 // With users: may this request read field f of the stored record in state s? The host answers
 // (403 when throwing); a yes is kept for the request, per field and container, until a profile
 // is written (roles change then).
 const mayRead = (app, d, f, s, throwing) => {
-  const u = uow();
+  const u = unitOfWork();
   const key = f.pk + '|' + (d.container !== null ? s.v[3] : '') + '|' + (d.isContainer ? s.v[0] : '');
   if (u.pr !== null && u.pr.has(key)) return true;
   const ok = app.ch('pr', f.pk, s.v, throwing);
@@ -85,14 +93,14 @@ const stamp = () => { let t = ODate.now(); if (t <= lastTime) t = lastTime + 1; 
 
 // Records (callable for container models) carry their state in a private field, stamped on the
 // object by a constructor that returns it (cheaper than a WeakMap entry per record, and nothing a
-// script can read). INST.has(v) says v is a record.
-const Stamp = class extends (function (o) { return o; }) {
+// script can read). RECORDS.has(v) says v is a record.
+const Stamp = class extends /** @type {new (o: object) => object} */ (/** @type {unknown} */ (function (o) { return o; })) {
   #s;
   constructor(o, s) { super(o); this.#s = s; }
   static get(o) { return o !== null && (typeof o === 'object' || typeof o === 'function') && #s in o ? o.#s : undefined; }
 };
-const IS = { get: Stamp.get, set: (o, s) => { new Stamp(o, s); } };
-const INST = { has: (v) => Stamp.get(v) !== undefined };
+const RECORD_STATES = { get: Stamp.get, set: (o, s) => { new Stamp(o, s); } };
+const RECORDS = { has: (v) => Stamp.get(v) !== undefined };
 const LINKS = slotSet();  // links (callable for container models)
 const QUERIES = slotSet();
 const MODEL_CLASSES = slotSet(); // the M of each model (views read them through viewOp)
@@ -145,11 +153,11 @@ const storeForm = (f, v) => {
   if (RT.has(v)) { const s = RT.get(v); if (f.type === (s.md ? 'markdown' : 'html')) return s.t; }
   if (SH.has(v)) return SH.get(v);
   if (HIER.has(v)) return v.value;
-  if (INST.has(v) || LINKS.has(v)) {
+  if (RECORDS.has(v) || LINKS.has(v)) {
     if (f.type !== 'link') throw new OTypeError('a record cannot be stored in the ' + f.type + ' field ' + f.name);
-    const tm = INST.has(v) ? ISTATE(v).d.name : LSTATE(v).m;
+    const tm = RECORDS.has(v) ? recordState(v).d.name : linkState(v).m;
     if (tm !== f.model) throw new OTypeError(f.name + ' links to a ' + f.model + ', not a ' + tm);
-    return INST.has(v) ? ISTATE(v).v[0] : LSTATE(v).id;
+    return RECORDS.has(v) ? recordState(v).v[0] : linkState(v).id;
   }
   if (EMB.has(v)) return embPlain(v);
   if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
@@ -284,7 +292,7 @@ class RichValue {
 // Frozen as harden (later in the realm source) freezes the realm's other types: members, prototype, class.
 {
   const p = RichValue.prototype, ks = ownKeys(p);
-  for (let i = 0; i < ks.length; i++) { const d = getDesc(p, ks[i]); freeze(d.value); freeze(d.get); freeze(d.set); }
+  for (let i = 0; i < ks.length; i++) { const d = /** @type {PropertyDescriptor} */ (getDesc(p, ks[i])); freeze(d.value); freeze(d.get); freeze(d.set); }
   freeze(p); freeze(RichValue);
 }
 // Model.markdown(text) renders any text, one from a request's body too: it is bounded as the
@@ -327,35 +335,44 @@ const readValue = (app, f, v, owner) => {
 
 // Instances. State: d (model), v (row: id, created, modified, container, fields…), st (0 new, 1 stored, 2 removed), dirty,
 // from (values taken from a stored record: mayReadState).
-let ISTATE = null;
 class IState {
-  constructor(d, row, st) { this.d = d; this.v = row; this.st = st; this.dirty = null; this.pending = false; this.from = null; }
+  /** @param {any} d @param {any[]} row @param {0 | 1 | 2} st */
+  constructor(d, row, st) {
+    this.d = d; this.v = row; this.st = st;
+    /** @type {Set<string> | null} the fields changed since the last write */
+    this.dirty = null;
+    this.pending = false;
+    /** @type {{ v: any[], hide: Set<string> } | null} */
+    this.from = null;
+  }
 }
 const touch = (s, f) => {
   if (s.st === 2) throw new OTypeError('this ' + s.d.name + ' was removed');
   if (s.dirty === null) s.dirty = new OSet();
   s.dirty.add(f.name);
-  if (!s.pending) { s.pending = true; push(uow().pend, s); }
+  if (!s.pending) { s.pending = true; push(unitOfWork().pend, s); }
 };
 // A record of a model that contains others is callable (list(() => Note.all()) selects it);
 // other records are plain objects, which are much cheaper to make.
 const newRecordObject = (d, id) => {
   if (!d.isContainer) return OObject.create(d.proto);
   const inst = (cb) => withContainer(d, id, cb);
-  delete inst.name; delete inst.length;
+  delete /** @type {any} */ (inst).name; delete /** @type {any} */ (inst).length;
   OObject.setPrototypeOf(inst, d.proto);
   return inst;
 };
 const makeInstance = (d, row, st) => {
   const inst = newRecordObject(d, row[0]);
-  IS.set(inst, new IState(d, row, st));
+  RECORD_STATES.set(inst, new IState(d, row, st));
   return inst;
 };
-ISTATE = (o) => { const s = IS.get(o); if (s === undefined) throw new OTypeError('not a record'); return s; };
+/** @type {(o: unknown) => IState} */
+const recordState = (o) => { const s = RECORD_STATES.get(o); if (s === undefined) throw new OTypeError('not a record'); return s; };
 
 // Links: a record's id and model; get() loads it.
-const LS = slotMap();
-const LSTATE = (o) => LS.get(o);
+// A link's state: { m: model, id, d: its model's descriptor, row: the record read with it, inst }.
+const LINK_STATES = slotMap();
+const linkState = (o) => LINK_STATES.get(o);
 // row: the record as it was when the request's path named it (a 🔗 path parameter), so that
 // post.title reads at once (and still reads after post.get().remove()).
 const makeLink = (app, model, id, row) => {
@@ -368,37 +385,41 @@ const makeLink = (app, model, id, row) => {
   } else {
     l = OObject.create(d.linkProto);
   }
-  LS.set(l, { m: model, id: id, d: d, row: row === undefined ? null : row, inst: null }); LINKS.add(l);
+  LINK_STATES.set(l, { m: model, id: id, d: d, row: row === undefined ? null : row, inst: null }); LINKS.add(l);
   return l;
 };
 
 // Container selection by callback: queries made inside cb on children of d use this record.
 const withContainer = (d, id, cb) => {
   if (typeof cb !== 'function') throw new OTypeError('call a record with a function: list(() => Task.all())');
-  const u = uow();
+  const u = unitOfWork();
   push(u.inCb, [d.name, id]);
   try { return cb(); } finally { apply(A.pop, u.inCb, []); }
 };
 const containerFor = (d) => {
-  const u = uow();
+  const u = unitOfWork();
   for (let i = u.inCb.length - 1; i >= 0; i--) if (u.inCb[i][0] === d.container) return u.inCb[i][1];
   if (u.ctx === null) u.ctx = d.app.ch('ctx') || {};
   const c = u.ctx[d.container];
   return c === undefined ? undefined : c;
 };
 const idOf = (v, model) => {
-  if (INST.has(v)) { const s = ISTATE(v); if (s.d.name !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.d.name); return s.v[0]; }
-  if (LINKS.has(v)) { const s = LSTATE(v); if (s.m !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.m); return s.id; }
+  if (RECORDS.has(v)) { const s = recordState(v); if (s.d.name !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.d.name); return s.v[0]; }
+  if (LINKS.has(v)) { const s = linkState(v); if (s.m !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.m); return s.id; }
   if (typeof v === 'string') return v;
   throw new OTypeError('expected a ' + model + ' (a record, a link or an id)');
 };
 
 // The unit of work: write what changed (strict: every pending record must be complete).
+// Each write is a WriteOp of src/store/session.ts: ['i', model, id, created, modified, container,
+// values], ['u', model, id, modified, values, container] or ['d', model, id, container]; a record's
+// row (IState.v) is [id, created, modified, container, ...the model's fields in order].
 const flush = (strict) => {
   const b = S.cur;
-  const u = b === null ? undefined : UOW.get(b);
+  const u = b === null ? undefined : UNITS_OF_WORK.get(b);
   if (u === undefined || u.pend.length === 0) return undefined;
   const ops = [], done = [], keep = [];
+  /** @type {App | null} */
   let app = null;
   for (let i = 0; i < u.pend.length; i++) {
     const s = u.pend[i];
@@ -447,7 +468,7 @@ const baseQuery = (d, explicitContainer) => {
     if (explicitContainer !== undefined) st.c = explicitContainer;
     else {
       // Made inside list(() => …): the container is the one selected now, even if the query runs later.
-      const u = uow();
+      const u = unitOfWork();
       for (let i = u.inCb.length - 1; i >= 0; i--) if (u.inCb[i][0] === d.container) { st.c = u.inCb[i][1]; break; }
     }
   }
@@ -489,18 +510,18 @@ const execute = (q, firstOnly) => {
   const s = QSTATE(q);
   const stages = s.stages;
   const pure = stages.length === 0;
-  return pt(flush(false), () => {
+  return andThen(flush(false), () => {
     const spec = specOf(s, pure && firstOnly ? 1 : undefined);
     // get(), optional(): one record is asked for (permissions: access), not a list.
     if (firstOnly) spec.one = true;
     // Static documents are in memory already: one read.
-    if (s.d.app.static) return pt(s.d.app.ch('q', spec), (rows) => runStages(rowsToInstances(s.d, rows), stages, 0));
+    if (s.d.app.static) return andThen(s.d.app.ch('q', spec), (rows) => runStages(rowsToInstances(s.d, rows), stages, 0));
     // A leading filter runs chunk by chunk, so that only the records it keeps are held; enough
     // results: get() of that filter alone, or a limit right after it.
     const keep = stages.length && stages[0][0] === 'filter' ? stages[0][1] : null;
     const rest = keep === null ? stages : apply(A.slice, stages, [1]);
     const enough = keep === null ? undefined : rest.length === 0 && firstOnly ? 1 : rest.length && rest[0][0] === 'limit' ? rest[0][1] : undefined;
-    return pt(readChunks(s.d, spec, keep, enough), (items) => runStages(items, rest, 0));
+    return andThen(readChunks(s.d, spec, keep, enough), (items) => runStages(items, rest, 0));
   });
 };
 // Records are read READ_CHUNK at a time (docs/queries.md, "What a query reads"): every SQL text
@@ -512,8 +533,9 @@ const execute = (q, firstOnly) => {
 const READ_CHUNK = 1000;
 const readChunks = (d, spec, keep, enough) => {
   const total = spec.l;
+  /** @type {any} null until the first chunk is read */
   let out = null, read = 0;
-  const step = (c) => pt(d.app.ch('q', c), (rows) => {
+  const step = (c) => andThen(d.app.ch('q', c), (rows) => {
     const n = rows.length;
     read += n;
     // The cursor is a copy: a record's row is its state, which the script may change.
@@ -521,14 +543,14 @@ const readChunks = (d, spec, keep, enough) => {
     if (n > 0) { mem(n * (rows[0].length + 1) * 8); const b = S.cur; if (b !== null) b.check(); }
     const items = rowsToInstances(d, rows);
     // The first chunk's records are the result as they are, unless a filter picks from them.
-    const kept = keep === null ? (out === null ? (out = items, undefined) : pushAll(out, items)) : seq(n, (i) => pt(keep(items[i]), (v) => { if (v) push(out, items[i]); }));
-    return pt(kept, () => {
+    const kept = keep === null ? (out === null ? (out = items, undefined) : pushAll(out, items)) : seq(n, (i) => andThen(keep(items[i]), (v) => { if (v) push(out, items[i]); }));
+    return andThen(kept, () => {
       if (out.length > lim().ma) signal('LW_SCRIPT_ARRAY_LIMIT', 'a query read more than ' + lim().ma + ' ' + d.name + ' records: add field filters or limit(n) (count() counts them without reading)');
       if (last === null || (enough !== undefined && out.length >= enough)) return out;
       const next = OObject.assign({}, spec);
       next.l = total === undefined ? READ_CHUNK : OMath.min(total - read, READ_CHUNK);
       next.a = last;
-      return pt(d.app.ch('y'), () => step(next));
+      return andThen(d.app.ch('y'), () => step(next));
     });
   });
   if (keep !== null) out = [];
@@ -540,37 +562,37 @@ const runStages = (items, stages, k) => {
   if (k >= stages.length) return items;
   const [kind, arg] = stages[k];
   if (kind === 'limit') return runStages(apply(A.slice, items, [0, arg]), stages, k + 1);
-  if (kind === 'group') return pt(groupBy(items, arg), (groups) => runStages(groups, stages, k + 1));
-  if (kind === 'insert') return pt(insertInto(items, arg), (out) => runStages(out, stages, k + 1));
+  if (kind === 'group') return andThen(groupBy(items, arg), (groups) => runStages(groups, stages, k + 1));
+  if (kind === 'insert') return andThen(insertInto(items, arg), (out) => runStages(out, stages, k + 1));
   if (kind === 'distinct') {
     const seen = new OSet(), out = [];
     for (let i = 0; i < items.length; i++) { const key = typeof items[i] === 'object' && items[i] !== null ? OJSON.stringify(outValue(items[i], 0)) : items[i]; if (!seen.has(key)) { seen.add(key); push(out, items[i]); } }
     return runStages(out, stages, k + 1);
   }
   const out = [];
-  const r = seq(items.length, (i) => pt(arg(items[i]), (v) => {
+  const r = seq(items.length, (i) => andThen(arg(items[i]), (v) => {
     if (kind === 'filter') { if (v) push(out, items[i]); return; }
     if (kind === 'map') { push(out, v); return; }
     // flatMap: a single value, an array or a query
-    if (QUERIES.has(v)) return pt(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
+    if (QUERIES.has(v)) return andThen(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
     if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
     if (v !== null && v !== undefined) push(out, v);
   }));
-  return pt(r, () => runStages(out, stages, k + 1));
+  return andThen(r, () => runStages(out, stages, k + 1));
 };
 const aggregate = (q, kind, field) => {
   const s = QSTATE(q);
   if (s.stages.length) {
-    return pt(execute(q, false), (items) => {
+    return andThen(execute(q, false), (items) => {
       if (kind === 'count') return items.length;
       if (kind === 'exists') return items.length > 0;
       // sum/avg after stages: over the records that remain (a mapped stream has no fields to add).
       let total = 0, n = 0;
-      for (let i = 0; i < items.length; i++) { if (!INST.has(items[i])) continue; const v = items[i][field]; if (typeof v === 'number') { total += v; n++; } }
+      for (let i = 0; i < items.length; i++) { if (!RECORDS.has(items[i])) continue; const v = items[i][field]; if (typeof v === 'number') { total += v; n++; } }
       return kind === 'sum' ? total : n ? total / n : null;
     });
   }
-  return pt(flush(false), () => s.d.app.ch('a', specOf(s, undefined, s.l === undefined), kind, field));
+  return andThen(flush(false), () => s.d.app.ch('a', specOf(s, undefined, s.l === undefined), kind, field));
 };
 // Parent.grouping(childQuery): one group per parent that has matching children, in the parents'
 // order: {list: parent, note: [children…]} (at most the child query's limit, else 100, per parent).
@@ -579,25 +601,25 @@ const groupBy = (parents, cq) => {
   const per = cs.l === undefined ? 100 : cs.l;
   if (parents.length === 0 || per === 0) return [];
   const ids = [];
-  for (let i = 0; i < parents.length; i++) push(ids, ISTATE(parents[i]).v[0]);
+  for (let i = 0; i < parents.length; i++) push(ids, recordState(parents[i]).v[0]);
   // Only the children of these parents, read in chunks (until every group has its first per).
   const spec = { m: cs.d.name, w: cs.w, cs: ids };
   if (cs.o !== undefined) spec.o = cs.o;
   const byParent = new OMap();
   const keep = (child) => {
-    const c = ISTATE(child).v[3];
+    const c = recordState(child).v[3];
     let list = byParent.get(c);
     if (list === undefined) { list = []; byParent.set(c, list); }
     if (list.length >= per) return false;
     push(list, child);
     return true;
   };
-  const read = cs.d.app.static ? pt(cs.d.app.ch('q', spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
-  return pt(read, () => {
+  const read = cs.d.app.static ? andThen(cs.d.app.ch('q', spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
+  return andThen(read, () => {
     const pkey = cs.d.ckey, ckey = cs.d.lkey;
     const out = [];
     for (let i = 0; i < parents.length; i++) {
-      const list = byParent.get(ISTATE(parents[i]).v[0]);
+      const list = byParent.get(recordState(parents[i]).v[0]);
       if (list === undefined) continue;
       const g = {};
       g[pkey] = parents[i];
@@ -613,17 +635,17 @@ const groupBy = (parents, cq) => {
 const insertInto = (items, fn) => {
   const out = [];
   const add = (v) => {
-    if (QUERIES.has(v)) return pt(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
+    if (QUERIES.has(v)) return andThen(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
     if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
     if (v !== null && v !== undefined) push(out, v);
   };
   const n = items.length;
   const gap = (i) => {
     const previous = i > 0 ? items[i - 1] : null, next = i < n ? items[i] : null;
-    return pt(fn(freeze({ previous: previous, next: next, first: i === 0, last: i === n, empty: n === 0 })), add);
+    return andThen(fn(freeze({ previous: previous, next: next, first: i === 0, last: i === n, empty: n === 0 })), add);
   };
-  const r = seq(n + 1, (i) => pt(gap(i), () => { if (i < n) push(out, items[i]); }));
-  return pt(r, () => out);
+  const r = seq(n + 1, (i) => andThen(gap(i), () => { if (i < n) push(out, items[i]); }));
+  return andThen(r, () => out);
 };
 const queryMethods = {
   asc() { return derive(this, (n) => { n.o = 'asc'; }); },
@@ -642,16 +664,16 @@ const queryMethods = {
     if (!st.some((x) => x[0] === 'map' || x[0] === 'flatMap')) throw new OTypeError('insert(fn) comes after map(…) or flatMap(…): it adds values of the same shape');
     return derive(this, (n) => { push(n.stages, ['insert', fn]); });
   },
-  forEach(fn) { callable(fn, 'forEach'); return pt(execute(this, false), (items) => seq(items.length, (i) => fn(items[i], i))); },
+  forEach(fn) { callable(fn, 'forEach'); return andThen(execute(this, false), (items) => seq(items.length, (i) => fn(items[i], i))); },
   count() { return aggregate(this, 'count'); },
   exists() { return aggregate(this, 'exists'); },
   sum(field) { return aggregate(this, 'sum', fieldName(this, field)); },
   avg(field) { return aggregate(this, 'avg', fieldName(this, field)); },
-  get() { const d = QSTATE(this).d; return pt(execute(this, true), (items) => { if (!items.length) throw notFound(d.name); return items[0]; }); },
-  optional() { return pt(execute(this, true), (items) => items.length ? items[0] : null); },
+  get() { const d = QSTATE(this).d; return andThen(execute(this, true), (items) => { if (!items.length) throw notFound(d.name); return items[0]; }); },
+  optional() { return andThen(execute(this, true), (items) => items.length ? items[0] : null); },
   modify(fn) {
     callable(fn, 'modify');
-    return pt(execute(this, false), (items) => pt(seq(items.length, (i) => fn(items[i])), () => items.length));
+    return andThen(execute(this, false), (items) => andThen(seq(items.length, (i) => fn(items[i])), () => items.length));
   },
   toJSON() { throw new OTypeError('a query becomes JSON only as the result of a script (or inside it)'); },
 };
@@ -705,7 +727,7 @@ const meMethods = {
     const cid = idOf(c, d.container);
     const everyone = newQuery(d, baseQuery(d, cid));
     const mine = derive(this, (n) => { n.c = cid; n.any = false; });
-    return pt(queryMethods.count.call(everyone), (n) => pt(queryMethods.count.call(mine), (m) => n > m));
+    return andThen(queryMethods.count.call(everyone), (n) => andThen(queryMethods.count.call(mine), (m) => n > m));
   },
 };
 
@@ -720,7 +742,7 @@ const buildModel = (app, d) => {
   const queryProto = OObject.create(null);
   const qm = keys(queryMethods);
   for (let i = 0; i < qm.length; i++) defProp(queryProto, qm[i], { value: queryMethods[qm[i]] });
-  const filterMethod = (name, op) => function (v) {
+  const filterMethod = (name, op) => /** @this {object} */ function (v) {
     const f = name === 'id' || name === 'created' || name === 'modified' ? null : d.byName.get(name);
     if (f !== null) v = userValue(f, v);
     const value = v === null || v === undefined ? null : f !== null && f.type === 'link' ? idOf(v, f.model) : storeForm(f || { type: name === 'id' ? 'id' : 'timestamp' }, v);
@@ -754,34 +776,34 @@ const buildModel = (app, d) => {
   const all = () => newQuery(d, baseQuery(d));
 
   // Instance accessors.
-  defProp(proto, 'id', { get() { return ISTATE(this).v[0]; }, enumerable: true });
-  defProp(proto, 'created', { get() { return new LDate(ISTATE(this).v[1]); }, enumerable: true });
-  defProp(proto, 'modified', { get() { return new LDate(ISTATE(this).v[2]); }, enumerable: true });
+  defProp(proto, 'id', { get() { return recordState(this).v[0]; }, enumerable: true });
+  defProp(proto, 'created', { get() { return new LDate(recordState(this).v[1]); }, enumerable: true });
+  defProp(proto, 'modified', { get() { return new LDate(recordState(this).v[2]); }, enumerable: true });
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
     f.pk = d.name + '.' + f.name;
     defProp(proto, f.name, { enumerable: true,
       // With users, reading a field takes read on it (the host answers 403 otherwise): mayReadState.
-      get() { const s = ISTATE(this); if (app.perm) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
-      set(v) { setField(ISTATE(this), f, v); } });
+      get() { const s = recordState(this); if (app.perm) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
+      set(v) { setField(recordState(this), f, v); } });
   }
   const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
   method('remove', { value: function () {
-    const s = ISTATE(this);
+    const s = recordState(this);
     if (s.st === 2) return;
     const wasNew = s.st === 0;
     s.wasStored = !wasNew;
     s.st = 2;
-    if (!s.pending) { s.pending = true; push(uow().pend, s); }
+    if (!s.pending) { s.pending = true; push(unitOfWork().pend, s); }
   } });
   method('copy', { value: function () {
-    const s = ISTATE(this);
+    const s = recordState(this);
     const row = apply(A.slice, s.v, []);
     const t = stamp();
     row[0] = app.ch('id', d.name); row[1] = t; row[2] = t;
     for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[4 + j] = null;
     const c = makeInstance(d, row, 0);
-    const cs = ISTATE(c); cs.pending = true; push(uow().pend, cs);
+    const cs = recordState(c); cs.pending = true; push(unitOfWork().pend, cs);
     // With users, the values copied from a stored record read as reading it (mayReadState).
     if (app.perm) {
       const own = s.st === 0 || (s.st === 2 && !s.wasStored);
@@ -801,10 +823,10 @@ const buildModel = (app, d) => {
     // task.list(): a link to the container, with its record read at once when the visitor may
     // find it, so that task.list().name reads without get() (as apps written for the platform do).
     method(d.ckey, { value: function () {
-      const id = ISTATE(this).v[3];
+      const id = recordState(this).v[3];
       const cd = app.models.get(d.container);
-      return pt(app.ch('pa', d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
-        : pt(loadById(cd, id, false), (r) => makeLink(app, d.container, id, r === null ? undefined : apply(A.slice, ISTATE(r).v, []))));
+      return andThen(app.ch('pa', d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
+        : andThen(loadById(cd, id, false), (r) => makeLink(app, d.container, id, r === null ? undefined : apply(A.slice, recordState(r).v, []))));
     } });
   }
   method('toJSON', { value: function () { return outValue(this, 0); } });
@@ -814,7 +836,7 @@ const buildModel = (app, d) => {
     const userAt = 4 + d.byName.get('user').i, roleField = d.byName.get('role');
     // Another user's profile answers as reading its role does; the visitor's own roles are theirs to know.
     method('hasRole', { value: function (r) {
-      const s = ISTATE(this);
+      const s = recordState(this);
       if (app.perm && s.v[userAt] !== app.ch('me')) mayReadState(app, d, roleField, s, true);
       return typeof r === 'string' && s.v[roleAt] === r;
     } });
@@ -824,19 +846,19 @@ const buildModel = (app, d) => {
   d.proto = freeze(proto);
 
   // Link accessors: id, get, optional, exists, linked.
-  defProp(linkProto, 'id', { get() { return LSTATE(this).id; }, enumerable: true });
-  defProp(linkProto, 'get', { value: function () { return loadById(LSTATE(this).d, LSTATE(this).id, true); } });
-  defProp(linkProto, 'optional', { value: function () { return loadById(LSTATE(this).d, LSTATE(this).id, false); } });
-  defProp(linkProto, 'exists', { value: function () { return pt(loadById(LSTATE(this).d, LSTATE(this).id, false), (r) => r !== null); } });
-  defProp(linkProto, 'linked', { value: function () { return LSTATE(this).id !== null; } });
-  defProp(linkProto, 'toJSON', { value: function () { return LSTATE(this).id; } });
+  defProp(linkProto, 'id', { get() { return linkState(this).id; }, enumerable: true });
+  defProp(linkProto, 'get', { value: function () { return loadById(linkState(this).d, linkState(this).id, true); } });
+  defProp(linkProto, 'optional', { value: function () { return loadById(linkState(this).d, linkState(this).id, false); } });
+  defProp(linkProto, 'exists', { value: function () { return andThen(loadById(linkState(this).d, linkState(this).id, false), (r) => r !== null); } });
+  defProp(linkProto, 'linked', { value: function () { return linkState(this).id !== null; } });
+  defProp(linkProto, 'toJSON', { value: function () { return linkState(this).id; } });
   if (app.static) {
     // Static documents are in memory: a link reads the document's fields at once
     // (article.title on a path parameter), and a document's get is the document itself.
     for (let i = 0; i < d.fields.length; i++) {
       const f = d.fields[i];
       if (f.prot) continue;
-      defProp(linkProto, f.name, { get() { const r = staticRecord(LSTATE(this).d, LSTATE(this).id); return r === null ? null : r[f.name]; }, enumerable: true });
+      defProp(linkProto, f.name, { get() { const r = staticRecord(linkState(this).d, linkState(this).id); return r === null ? null : r[f.name]; }, enumerable: true });
     }
   }
   if (!app.static) {
@@ -844,8 +866,8 @@ const buildModel = (app, d) => {
     // it (changed or removed in this request), else the row read when the path was matched.
     // Other links have no row: their fields are read through get().
     const linked = (l) => {
-      const s = LSTATE(l);
-      const u = uow();
+      const s = linkState(l);
+      const u = unitOfWork();
       for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[0] === s.id) return instanceOfState(u.pend[i]);
       if (s.row === null) throw new OTypeError('read the fields of a linked ' + s.d.name + ' through get(), such as link.get().' + (s.d.fields.length ? s.d.fields[0].name : 'id'));
       if (s.inst === null) s.inst = makeInstance(s.d, s.row, 1);
@@ -869,6 +891,7 @@ const buildModel = (app, d) => {
       if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.ckey + ')');
       row[3] = c;
     }
+    /** @type {Promise<unknown> | null} */
     let wait = null;
     for (let i = 0; i < d.fields.length; i++) {
       const v = initValue(app, d, d.fields[i], row[3]);
@@ -876,20 +899,20 @@ const buildModel = (app, d) => {
       else push(row, v);
     }
     const inst = makeInstance(d, row, 0);
-    const s = ISTATE(inst); s.pending = true; push(uow().pend, s);
+    const s = recordState(inst); s.pending = true; push(unitOfWork().pend, s);
     // Its hierarchy position comes after the last stored record's: it reads as reading that record would.
     if (app.perm && d.hier !== null) { s.from = { v: row, hide: new OSet() }; s.from.hide.add(d.hier); }
     // PostgreSQL: the next hierarchy value comes from a query; new M() then waits (generated code awaits it).
     return wait === null ? inst : apply(then, wait, [() => inst]);
   };
   // A field may be called name or length: the function's own name and length give way to it.
-  if (d.byName.has('name')) delete M.name; else defProp(M, 'name', { value: d.name });
-  if (d.byName.has('length')) delete M.length;
+  if (d.byName.has('name')) delete /** @type {any} */ (M).name; else defProp(M, 'name', { value: d.name });
+  if (d.byName.has('length')) delete /** @type {any} */ (M).length;
   const statics = {
     all: all,
     get: (id) => loadById(d, id, true),
     optional: (id) => loadById(d, id, false),
-    exists: (id) => pt(loadById(d, id, false), (r) => r !== null),
+    exists: (id) => andThen(loadById(d, id, false), (r) => r !== null),
     asc: () => all().asc(),
     desc: () => all().desc(),
   };
@@ -991,7 +1014,7 @@ const initValue = (app, d, f, container) => {
   if (f.type === 'map') return {};
   // A hierarchy always starts after the last record (its only sensible default; the tasks blueprint relies on it).
   if (f.type === 'hierarchy') {
-    const u = uow();
+    const u = unitOfWork();
     const key = d.name + '|' + container;
     const mine = u.hier.get(key);
     const v = mine !== undefined ? app.ch('hy', 'afterLast', mine) : app.ch('hl', d.name, container);
@@ -1034,16 +1057,16 @@ const loadById = (d, id, required) => {
   if (id === null || id === undefined) { if (required) throw notFound(d.name); return null; }
   if (typeof id !== 'string') id = idOf(id, d.name);
   // A record of this request not written yet.
-  const u = uow();
+  const u = unitOfWork();
   for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[0] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
-  return pt(flush(false), () => pt(d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
+  return andThen(flush(false), () => andThen(d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
     if (!rows.length) { if (required) throw notFound(d.name); return null; }
     return makeInstance(d, rows[0], 1);
   }));
 };
 const instanceOfState = (s) => {
   const inst = newRecordObject(s.d, s.v[0]);
-  IS.set(inst, s);
+  RECORD_STATES.set(inst, s);
   return inst;
 };
 
@@ -1062,12 +1085,12 @@ const recordObject = (s, field) => {
 const outValue = (v, depth) => {
   if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return v;
   if (depth > DEF.md) throw new ORangeError('the output nests too deep');
-  if (INST.has(v)) return recordObject(ISTATE(v), outField);
-  if (LINKS.has(v)) return LSTATE(v).id;
+  if (RECORDS.has(v)) return recordObject(recordState(v), outField);
+  if (LINKS.has(v)) return linkState(v).id;
   if (HIER.has(v)) return v.value;
   if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
   if (EMB.has(v)) return embPlain(v);
-  if (QUERIES.has(v)) return pt(execute(v, false), (items) => outArray(items, depth));
+  if (QUERIES.has(v)) return andThen(execute(v, false), (items) => outArray(items, depth));
   if (typeof v === 'function' || DV.has(v) || SH.has(v)) return v;
   if (isArray(v)) return outArray(v, depth);
   const p = getProto(v);
@@ -1077,30 +1100,32 @@ const outValue = (v, depth) => {
   // them twice (here, then below when one is an object) has no effect.
   if (primitivesOnly(v)) return v;
   const ks = keys(v);
+  /** @type {Record<PropertyKey, unknown> | null} */
   let copy = null;
   const r = seq(ks.length, (i) => {
     const k = ks[i], x = v[k];
     if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return;
-    return pt(outValue(x, depth + 1), (y) => {
-      if (y !== x) { if (copy === null) copy = OObject.assign({}, v); copy[k] = y; }
+    return andThen(outValue(x, depth + 1), (y) => {
+      if (y !== x) { if (copy === null) copy = /** @type {Record<PropertyKey, unknown>} */ (OObject.assign({}, v)); copy[k] = y; }
     });
   });
-  return pt(r, () => copy === null ? v : copy);
+  return andThen(r, () => copy === null ? v : copy);
 };
 const primitivesOnly = (v) => {
   for (const k in v) { const x = v[k]; if (x !== null && (typeof x === 'object' || typeof x === 'function')) return false; }
   return true;
 };
 const outArray = (a, depth) => {
+  /** @type {unknown[] | null} */
   let copy = null;
   const r = seq(a.length, (i) => {
     const x = a[i];
     if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return;
-    return pt(outValue(x, depth + 1), (y) => {
+    return andThen(outValue(x, depth + 1), (y) => {
       if (y !== x) { if (copy === null) copy = apply(A.slice, a, []); copy[i] = y; }
     });
   });
-  return pt(r, () => copy === null ? a : copy);
+  return andThen(r, () => copy === null ? a : copy);
 };
 const outField = (app, f, v) => {
   if (v === null || v === undefined) return f.list !== undefined && f.list !== null ? [] : f.type === 'map' ? {} : null;
@@ -1118,13 +1143,13 @@ const endpointOut = (v) => {
   if (v !== null && typeof v === 'object') { const rs = RS.get(v); if (rs !== undefined && rs.failed) return outValue(v, 0); }
   // A hierarchy value as the whole answer is data, not a path to redirect to: its text (digits,
   // dots and slashes only) goes out as a web-safe value, which the answer writes as a JSON string.
-  if (HIER.has(v)) return pt(flush(true), () => new SafeHtml(v.value));
-  return pt(flush(true), () => outValue(v, 0));
+  if (HIER.has(v)) return andThen(flush(true), () => new SafeHtml(v.value));
+  return andThen(flush(true), () => outValue(v, 0));
 };
 // $lw_fs(o, 'title', args): a fluent setter on a record (m.title('x') sets and returns m), else a method call.
 const fluent = (o, k, ...args) => {
-  if (INST.has(o)) {
-    const s = ISTATE(o);
+  if (RECORDS.has(o)) {
+    const s = recordState(o);
     const f = s.d.byName.get(k);
     if (f !== undefined && args.length === 1) { setField(s, f, args[0]); return o; }
   }
@@ -1147,8 +1172,8 @@ const formInvalid = (key, messages, values) => {
 };
 const submitForm = (app, key, inst) => {
   const note = isNotification(inst);
-  if (!note && !INST.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
-  return pt(app.ch('fs', key, note ? nstate(inst).d.name : ISTATE(inst).d.name), (r) => {
+  if (!note && !RECORDS.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
+  return andThen(app.ch('fs', key, note ? nstate(inst).d.name : recordState(inst).d.name), (r) => {
     if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
     const pairs = r[1];
     try {
@@ -1163,7 +1188,7 @@ const submitForm = (app, key, inst) => {
 // A read form (Form.validate(), Form.get()) remembers its key and submitted texts, so that
 // Redirect….form(f) can carry them to the next step as a form state (REFERENCE 2.5, OQ-9).
 const FORMREAD = slotMap();
-const readForm = (app, key, validate) => pt(app.ch('fr', key, validate), (r) => {
+const readForm = (app, key, validate) => andThen(app.ch('fr', key, validate), (r) => {
   if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
   const o = {};
   const pairs = r[1];
@@ -1204,8 +1229,8 @@ const modelErrorInfo = (e) => {
 };
 // What a view reads of a record (host copy): fields, links (loaded only when read), hierarchy as {value}.
 const viewValue = (v) => {
-  if (INST.has(v)) {
-    const s = ISTATE(v), d = s.d;
+  if (RECORDS.has(v)) {
+    const s = recordState(v), d = s.d;
     const o = recordObject(s, viewField);
     if (d.container !== null && !hasOwn(o, d.ckey)) o[d.ckey] = makeLink(d.app, d.container, s.v[3]);
     if (d.app.static) o.get = () => v;
@@ -1213,7 +1238,7 @@ const viewValue = (v) => {
     return o;
   }
   if (LINKS.has(v)) {
-    const s = LSTATE(v);
+    const s = linkState(v);
     if (s.d.app.static) {
       // A static document's fields are read at once; get is the document itself.
       const r = staticRecord(s.d, s.id);
@@ -1223,7 +1248,7 @@ const viewValue = (v) => {
     }
     const get = () => loadById(s.d, s.id, true);
     const optional = () => loadById(s.d, s.id, false);
-    return { id: s.id, linked: s.id !== null, get: s.id === null ? null : get, optional: s.id === null ? null : optional, exists: s.id === null ? false : () => pt(optional(), (r) => r !== null) };
+    return { id: s.id, linked: s.id !== null, get: s.id === null ? null : get, optional: s.id === null ? null : optional, exists: s.id === null ? false : () => andThen(optional(), (r) => r !== null) };
   }
   if (HIER.has(v)) return { value: v.value };
   if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
@@ -1258,5 +1283,4 @@ const viewField = (app, f, v) => {
     default: return v;
   }
 };
-const isModelish = (v) => INST.has(v) || LINKS.has(v) || HIER.has(v) || LISTS.has(v) || EMB.has(v) || QUERIES.has(v) || MODEL_CLASSES.has(v);
-`;
+const isModelish = (v) => RECORDS.has(v) || LINKS.has(v) || HIER.has(v) || LISTS.has(v) || EMB.has(v) || QUERIES.has(v) || MODEL_CLASSES.has(v);

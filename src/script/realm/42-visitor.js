@@ -1,13 +1,10 @@
-/**
- * The visitor globals inside the script realm (spliced into REALM_SOURCE after the models):
- * `Messages` (REFERENCE §2.6), the `Cookie` builder (§3.5) and the `Email` builder (§3.7).
- *
- * None of them reaches the host while the script runs: each records an effect on the request's
- * budget (one per request, so a script never sees another request's effects), and the host takes
- * them when the request's scripts are done (`kit.takeEffects`) — writing cookies and queueing
- * e-mail only when the request succeeded, leaving messages for the visitor's next page.
- */
-export const VISITOR_SOURCE = String.raw`
+// The visitor globals inside the script realm, after the models: `Messages` (docs/messages.md),
+// the `Cookie` builder (docs/request.md) and the `Email` builder (docs/email.md).
+//
+// None of them reaches the host while the script runs: each records an effect on the request's
+// budget (one per request, so a script never sees another request's effects), and the host takes
+// them when the request's scripts are done (`kit.takeEffects`) — writing cookies and queueing
+// e-mail only when the request succeeded, leaving messages for the visitor's next page.
 // 4c. Visitor effects ----------------------------------------------------------------------------
 const VFX = slotMap();
 const fx = (what) => {
@@ -184,4 +181,3 @@ const takeEffects = (b) => {
   for (let i = 0; i < ks.length; i++) data[ks[i]] = v.data[ks[i]];
   return { messages: copyMessages(v.messages), data: data, cookies: cookies, emails: v.emails, notifications: v.notes };
 };
-`;
