@@ -40,7 +40,7 @@ class SafeHtml {
   toJSON() { return this.html; }
 }
 
-// Redirect builder (REFERENCE 2.5). State in a WeakMap; every method returns the builder.
+// Redirect builder (docs/scripting.md "Redirect builder"). State in a WeakMap; every method returns the builder.
 const RS = slotMap();
 const st = (b) => { const s = RS.get(b); if (s === undefined) throw new OTypeError('not a Redirect'); return s; };
 const segment = (x, what) => {

@@ -124,7 +124,7 @@ class App {
   }
 }
 
-// Images (REFERENCE 6.10): a record's image field holds the upload's id; scripts and views see an
+// Images (docs/images.md): a record's image field holds the upload's id; scripts and views see an
 // ImageRef, which views turn into the host's image value (<img>, width, height…). Only an ImageRef
 // (read from another record) or a signed upload URL (checked by the host) can be stored: an id
 // written as text could name another visitor's private image.
@@ -260,7 +260,7 @@ const buildEmbeddedCtor = (app, t) => {
   return freeze(C);
 };
 
-// Rich text in scripts (REFERENCE 6.11): a markdown field, and an html field, reads as a RichValue.
+// Rich text in scripts (docs/models.md "HTML, Markdown and SVG icon"): a markdown field, and an html field, reads as a RichValue.
 // It passes wherever SafeHtml does — registered in SH with its HTML (the field's render: options
 // applied), so JSON, {{{ }}}, concatenation and storing it in an html field take that HTML — and
 // has the members a view's rich-text value has. Everything but the source is the host's work, done
@@ -974,7 +974,7 @@ const buildModel = (app, d) => {
       if (!hasOwn(M, local)) defProp(M, local, { value: buildEmbeddedCtor(app, app.embedded.get(f.emb)), enumerable: true });
     }
   }
-  // Its default form (REFERENCE 6.9): Task.Form.submit(task). Not enumerable: views get theirs from the host.
+  // Its default form (docs/forms.md): Task.Form.submit(task). Not enumerable: views get theirs from the host.
   if (!app.static && !hasOwn(M, 'Form')) defProp(M, 'Form', { value: makeFormType(app, '📦.' + d.name, []), enumerable: false });
   app.ns[d.name] = freeze(M);
   MODEL_CLASSES.add(M);
@@ -1070,7 +1070,7 @@ const instanceOfState = (s) => {
   return inst;
 };
 
-// Output (OQ-10): records, links, queries and streams as JSON data; waits for queries.
+// Output (docs/queries.md "JSON output"): records, links, queries and streams as JSON data; waits for queries.
 // A record as a plain object: the built-ins, then each field but protected ones, through field(app, f, value).
 const recordObject = (s, field) => {
   const d = s.d;
@@ -1159,7 +1159,7 @@ const fluent = (o, k, ...args) => {
 };
 const APPS = slotMap();
 
-// Form types (REFERENCE 6.9): what a script does with a form. The host holds the form's definition
+// Form types (docs/forms.md "In scripts and views at run time"): what a script does with a form. The host holds the form's definition
 // (src/forms), checks the visitor's form state and reads the submission; here, the values are set
 // on the record through its setters, so every field check of the model applies.
 const FORMERR = slotMap(); // $ModelInvalid of a form -> { key, values } (for Redirect.invalid)
@@ -1186,7 +1186,7 @@ const submitForm = (app, key, inst) => {
   });
 };
 // A read form (Form.validate(), Form.get()) remembers its key and submitted texts, so that
-// Redirect….form(f) can carry them to the next step as a form state (REFERENCE 2.5, OQ-9).
+// Redirect….form(f) can carry them to the next step as a form state (docs/forms.md "In scripts and views at run time").
 const FORMREAD = slotMap();
 const readForm = (app, key, validate) => andThen(app.ch('fr', key, validate), (r) => {
   if (r[0] === 2) throw formInvalid(key, r[1], r[2]);

@@ -36,7 +36,7 @@ const copyMessages = (list) => {
   return out;
 };
 // A field message returns what "throw Messages.fieldError(…)" throws: a $ModelInvalid carrying the
-// request's messages (the answer is 422 with them, REFERENCE 2.6.5).
+// request's messages (the answer is 422 with them, docs/messages.md "Messages").
 const fieldMessage = (type, field, value) => {
   addMessage(type, field, value);
   const list = fx('Messages').messages;
@@ -114,7 +114,7 @@ const Email = {
   to: (a) => new EmailBuilder().to(a),
   subject: (x) => new EmailBuilder().subject(x),
 };
-// Notifications (import {ContactSales} from '📡', REFERENCE 3.8): new ContactSales(), its fields set
+// Notifications (import {ContactSales} from '📡', docs/email.md "Notifications"): new ContactSales(), its fields set
 // through the form (ContactSales.Form.submit(n)) or one by one, each value checked by the host like
 // a model field's; n.submit() queues it: the host renders its subject and body when the request
 // succeeds, and queues the message in the request's transaction.
