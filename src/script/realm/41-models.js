@@ -117,7 +117,7 @@ class App {
     for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
     for (let i = 0; i < desc.models.length; i++) buildModel(this, desc.models[i]);
     for (let i = 0; i < desc.embedded.length; i++) if (apply(S_.indexOf, desc.embedded[i].name, ['.']) < 0) this.ns[desc.embedded[i].name] = buildEmbeddedCtor(this, desc.embedded[i]);
-    // Notifications ('📡', realm-visitor.ts): field sets like models, sent instead of stored.
+    // Notifications ('📡', 42-visitor.js): field sets like models, sent instead of stored.
     this.notes = {};
     const notes = desc.notifications || [];
     for (let i = 0; i < notes.length; i++) this.notes[notes[i].name] = buildNotification(this, notes[i]);
