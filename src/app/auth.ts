@@ -38,7 +38,6 @@ import { Visitor, type VisitorContext, secureContext } from '../session/index.js
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthMode } from '../auth/index.js';
 import { StoreError } from '../store/index.js';
-import type { AppData } from './data.js';
 import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
 import { parseCookies } from './request-data.js';
 
@@ -65,7 +64,16 @@ export interface SignInFailure {
  */
 export interface InheritedAuth {
   mode: AuthMode;
-  signIn?: { data: AppData; page: string };
+  signIn?: { data: GateData; page: string };
+}
+
+/**
+ * What the auth gate reads of an app's data (AppData, data.ts) on each request: both are set
+ * once the store is open.
+ */
+export interface GateData {
+  readonly auth: AuthService | undefined;
+  readonly visitors: VisitorContext | undefined;
 }
 
 /** A provider as `Providers.all` shows it. */
@@ -314,7 +322,7 @@ export interface SignInFrame {
  * `frame`, to the sign-in page of the site above (SignInFrame). `required` and `optional`: the
  * signed-in user is read once here (one indexed read) for `Me`. `none`: users do not apply.
  */
-export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: AppData, frame?: SignInFrame): Endpoint {
+export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: GateData, frame?: SignInFrame): Endpoint {
   if (mode === 'none') return endpoint;
   const inner = endpoint.handle.bind(endpoint);
   const required = mode === 'required';

@@ -26,7 +26,8 @@
  * The `BuildSession` of one load is called at fixed points (load.ts): `note` for every file the
  * load asks for, `text`/`bytes` to read them, `untracked` around whole-app scans whose results
  * enter the key, `seal` once the endpoint compilation starts, `unit` (the `UnitStore` of
- * compile.ts) per view and script, `asset` per file served, and `finish` at the end.
+ * units.ts, called by compile.ts) per view and script, `asset` per file served, and `finish` at
+ * the end.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
@@ -34,7 +35,7 @@ import { resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diag/index.js';
 import type { PolicyHooks } from '../csp/index.js';
 import type { ClassifiedFile, FileKind } from './classify.js';
-import type { CompiledUnit, UnitStore } from './compile.js';
+import type { CompiledUnit, UnitStore } from './units.js';
 import type { Asset } from './endpoint.js';
 import type { WalkedFile } from './walk.js';
 

@@ -19,6 +19,7 @@ import type { LoadOptions } from './options.js';
 import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './modules.js';
 import { routeNameOf, type Consumer } from './suppliers.js';
 import { cachedByPath, isContentPage } from './page-cache.js';
+import type { CompiledUnit, UnitStore } from './units.js';
 
 export interface CompileContext {
   tree: SourceTree;
@@ -35,15 +36,6 @@ export interface CompileContext {
    * file is compiled.
    */
   units?: UnitStore;
-}
-
-/** What a view or a script endpoint compiles to, before it is wrapped into an Endpoint with this load's context. */
-export type CompiledUnit =
-  | { kind: 'view'; view: CompiledView; policy: PagePolicy | undefined }
-  | { kind: 'script'; script: CompiledScript };
-
-export interface UnitStore {
-  unit<K extends CompiledUnit['kind']>(file: ClassifiedFile, kind: K, compile: () => Extract<CompiledUnit, { kind: K }> | undefined): Extract<CompiledUnit, { kind: K }> | undefined;
 }
 
 /** `compile()`, or what `ctx.units` kept of it. */

@@ -39,7 +39,7 @@ import { defaultForm, enteredTexts, readSubmission, type FormType } from '../for
 import { ensureMailTables, mailTransportFromEnv, MailWorker, renderNotification, type MailMessage, type NotificationDefinition } from '../mail/index.js';
 import type { Writer } from '../store/index.js';
 import type { FieldMap } from './request-data.js';
-import type { App } from './load.js';
+import type { EndpointPermit } from './endpoint.js';
 
 export interface DataOptions {
   /** The data directory (default `.laneway/` inside the app directory; LANEWAY_DATA). */
@@ -85,12 +85,6 @@ export interface DataRequest {
   permissions?: RequestPermissions;
   /** Form states this request has claimed (`stateKey \0 id`): each is claimed once. */
   claimed?: Set<string>;
-}
-
-/** Who an endpoint runs as: its file decides the permission scope; `as` adds roles. */
-export interface EndpointPermit {
-  file: string;
-  as: readonly string[];
 }
 
 const STDERR_LOG = {
@@ -869,37 +863,4 @@ export function resolveDataDir(appDir: string, given: string | undefined): strin
     }
   }
   return dir;
-}
-
-/**
- * Opens the stores of an app and of its nested sites: each child with models keeps its data in
- * the parent's data directory or database, apart, under its `namespace:` (a nested child's
- * namespace is prefixed with its parent's). Stores opened before a failure are closed again.
- */
-export async function openAppData(app: App, options: DataOptions = {}): Promise<void> {
-  const dataDir = resolveDataDir(app.root, options.dataDir);
-  const opened: AppData[] = [];
-  const open = async (a: App, namespace: string | undefined): Promise<void> => {
-    if (a.data) {
-      await a.data.open(a.root, { ...options, dataDir, ...(namespace === undefined ? {} : { namespace }) });
-      opened.push(a.data);
-    }
-    for (const m of a.mounts) if (m.namespace !== undefined || m.app.mounts.length) await open(m.app, m.namespace === undefined ? namespace : namespace === undefined ? m.namespace : `${namespace}-${m.namespace}`);
-  };
-  try {
-    await open(app, options.namespace);
-  } catch (e) {
-    await Promise.all(opened.map((d) => d.close()));
-    throw e;
-  }
-}
-
-/** Closes the stores openAppData opened. */
-export async function closeAppData(app: App): Promise<void> {
-  await Promise.all([app.data?.close(), ...app.mounts.map((m) => closeAppData(m.app))]);
-}
-
-/** Whether an app or one of its nested sites defines models. */
-export function appHasData(app: App): boolean {
-  return app.data !== undefined || app.mounts.some((m) => appHasData(m.app));
 }

@@ -8,7 +8,12 @@ import mime from 'mime-types';
 import type { Code } from '../diag/index.js';
 import type { Method, ParamValue } from '../router/index.js';
 import type { RequestPermissions, SignedInUser } from '../auth/index.js';
-import type { EndpointPermit } from './data.js';
+
+/** Who an endpoint runs as: its file decides the permission scope; `as` adds roles. */
+export interface EndpointPermit {
+  file: string;
+  as: readonly string[];
+}
 
 /** The request as endpoints see it. */
 export interface RequestInfo {

@@ -7,4 +7,5 @@ export { classifyFile, isPrivatePath, isPrivateDir, type ClassifiedFile, type Fi
 export { Asset, contentTypeOf, takeFreshAssets, type Endpoint, type EndpointKind, type Reply, type RequestInfo } from './endpoint.js';
 export { EVENT_DEFAULTS } from './events.js';
 export type { ErrorPage } from './compile.js';
-export { openAppData, closeAppData, appHasData, type DataOptions } from './data.js';
+export type { DataOptions } from './data.js';
+export { openAppData, closeAppData, appHasData } from './stores.js';

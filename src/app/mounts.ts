@@ -19,7 +19,7 @@
  *   sign-in sends the visitor back to `next` as it is (mountSignInRedirect in auth.ts).
  *
  * - A child with database models needs `namespace:`: its data then lives beside the parent's, in
- *   a SQLite file or a PostgreSQL schema of its own (openAppData in data.ts).
+ *   a SQLite file or a PostgreSQL schema of its own (openAppData in stores.ts).
  *
  * - `🎨:` replaces values of the child's `/🎨.scss` before it is read (overrideProperties), so an
  *   override is checked, typed and used everywhere (views, scripts, SCSS) as the original was.

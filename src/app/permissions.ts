@@ -14,8 +14,8 @@
 import { permissionScope, RequestPermissions, type AuthConfig } from '../auth/index.js';
 import type { ParamValue } from '../router/index.js';
 import { StoreError, type DataSession } from '../store/index.js';
-import type { AppData, EndpointPermit } from './data.js';
-import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
+import type { AppData } from './data.js';
+import type { Endpoint, EndpointPermit, Reply, RequestInfo } from './endpoint.js';
 
 export function withPermissions(endpoint: Endpoint, permit: EndpointPermit, only: readonly string[], data: AppData, config: AuthConfig, paramModel: (p: ParamValue) => string | undefined): Endpoint {
   const inner = endpoint.handle.bind(endpoint);

@@ -61,7 +61,7 @@ import type MarkdownItModule from 'markdown-it';
 import type { MarkdownIt as Converter, StateCore, Token } from 'markdown-it';
 import type MarkdownItAnchor from 'markdown-it-anchor';
 import type MarkdownItAttrs from 'markdown-it-attrs';
-import { readRichTree, sanitizeHtml, writeRichTree, type RichElement, type RichNode } from '../models/rich.js';
+import { readRichTree, sanitizeHtml, writeRichTree, type RichElement, type RichNode } from '../models/index.js';
 import { slugify } from './slug.js';
 
 // markdown-it and its plugins are loaded when the first converter is made: apps without Markdown

@@ -40,8 +40,8 @@ export {
   type Bounds,
   type GeoValue,
   type MapValue,
-  type ValueResult,
 } from './values.js';
+export type { ValueResult } from './value-result.js';
 export { COUNTRY_CODES } from './countries.js';
 export { parseHierarchy, hierarchyNext, hierarchyPrevious, hierarchyParent, hierarchyHasParent, hierarchyBefore, hierarchyAfterLast, hierarchyCompare, hierarchySortKey } from './hierarchy.js';
-export { sanitizeHtml, checkHtml, htmlInputLimit, renderMarkdown } from './rich.js';
+export { sanitizeHtml, checkHtml, htmlInputLimit, renderMarkdown, readRichTree, writeRichTree, type RichElement, type RichNode } from './rich.js';

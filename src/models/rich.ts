@@ -30,7 +30,7 @@ let loadedSanitize: typeof Sanitize | undefined;
 const sanitize = (html: string, options: Sanitize.IOptions): string => (loadedSanitize ??= require('sanitize-html') as typeof Sanitize)(html, options);
 let loadedParser: typeof HtmlParser2.Parser | undefined;
 const htmlParser = (): typeof HtmlParser2.Parser => (loadedParser ??= (require('htmlparser2') as typeof HtmlParser2).Parser);
-import type { ValueResult } from './values.js';
+import type { ValueResult } from './value-result.js';
 
 const BLOCK_ELEMENTS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div', 'p', 'pre', 'blockquote', 'ul', 'ol', 'li'];
 const INLINE_ELEMENTS = ['a', 'br', 'code', 'em', 's', 'strong', 'sub', 'sup', 'del', 'ins'];

@@ -12,13 +12,12 @@ import { COUNTRY_CODES } from './countries.js';
 import { checkHtml } from './rich.js';
 import { parseHierarchy } from './hierarchy.js';
 import type { FieldDefinition, ModelSchema } from './schema.js';
+import type { ValueResult } from './value-result.js';
 
 // htmlparser2 is loaded when the first html value is checked: apps without html fields never load
 // it (an ES module, loaded by require as Node 20.19 allows, the Node htmlparser2 itself needs).
 let loadedParser: typeof HtmlParser2.Parser | undefined;
 const htmlParser = (): typeof HtmlParser2.Parser => (loadedParser ??= (createRequire(import.meta.url)('htmlparser2') as typeof HtmlParser2).Parser);
-
-export type ValueResult<T = unknown> = { ok: true; value: T } | { ok: false; message: string };
 
 const ok = <T>(value: T): ValueResult<T> => ({ ok: true, value });
 const fail = (message: string): ValueResult<never> => ({ ok: false, message });

@@ -9,7 +9,8 @@ import { LanewayError } from '../diag/index.js';
 import { generateScript } from './generate.js';
 import { checkModelUse } from './model-use.js';
 import { errorToHost, errorToRealm, getRealm, hostErrorOf, OutputLimitError, plainJson, registerPositions, registerSource, ScriptBudget, SCRIPT_SCHEME, shareValue, toHost, toRealm, type RealmRun } from './realm.js';
-import { DEFAULT_LIMITS, type CompiledScript, type ScriptKind, type RunContext, type RunOutcome, type ScriptCompileOptions, type ScriptLimits } from './types.js';
+import type { CompiledScript, ScriptKind, RunContext, RunOutcome, ScriptCompileOptions } from './types.js';
+import { DEFAULT_LIMITS, type ScriptLimits } from './limits.js';
 import { validateScript } from './validate.js';
 
 

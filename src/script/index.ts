@@ -5,15 +5,14 @@
 // Compile and run
 export { compileScript } from './compile.js';
 export type { ModelShape, ModelUseRules } from './model-use.js';
+export { DEFAULT_LIMITS, type ScriptLimits } from './limits.js';
 export {
-  DEFAULT_LIMITS,
   type CompiledScript,
   type ResponseRequest,
   type RunContext,
   type RunOutcome,
   type ScriptCompileOptions,
   type ScriptKind,
-  type ScriptLimits,
   type ScriptResponse,
 } from './types.js';
 

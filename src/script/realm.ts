@@ -19,7 +19,7 @@ import vm from 'node:vm';
 import { performance } from 'node:perf_hooks';
 import { LanewayError, type Code } from '../diag/index.js';
 import { BARE, WebSafe, bare, slots } from '../shared/index.js';
-import { DEFAULT_LIMITS, type ScriptLimits } from './types.js';
+import { DEFAULT_LIMITS, type ScriptLimits } from './limits.js';
 import { FORBIDDEN_MEMBERS, HOOK_MEMBERS } from './names.js';
 import { REALM_SOURCE } from './realm-source.js';
 import type { RealmHost } from './realm-host.js';

@@ -2,6 +2,7 @@
 import type { ModelUseRules } from './model-use.js';
 import type { Code, DiagnosticList, LanewayError } from '../diag/index.js';
 import type { ScriptBudget } from './realm.js';
+import type { ScriptLimits } from './limits.js';
 
 export type ScriptKind = 'endpoint' | 'supplier' | 'function-supplier';
 
@@ -21,30 +22,6 @@ export interface ScriptCompileOptions {
   /** Build-time checks of the script's use of the models (model-use.ts). */
   modelUse?: ModelUseRules;
 }
-
-export interface ScriptLimits {
-  /** CPU budget of one run in milliseconds (time spent waiting for host Promises is not counted). */
-  cpuMs: number;
-  /** Longest string a run may build. */
-  maxStringLength: number;
-  /** Longest array a run may build; also the largest number of values in an emitted result. */
-  maxArrayLength: number;
-  /** Deepest nesting of script function calls, and of values crossing out of a script. */
-  maxDepth: number;
-  /**
-   * Memory allowance of one request, in MiB: the strings and arrays the request's scripts build
-   * (counted by what built-ins and operators make, see docs/scripting.md) may not add up to more.
-   */
-  memoryMb: number;
-}
-
-export const DEFAULT_LIMITS: Readonly<ScriptLimits> = Object.freeze({
-  cpuMs: 100,
-  maxStringLength: 1_048_576,
-  maxArrayLength: 100_000,
-  maxDepth: 200,
-  memoryMb: 64,
-});
 
 export interface CompiledScript {
   file: string;

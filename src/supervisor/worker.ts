@@ -20,8 +20,7 @@
 import cluster from 'node:cluster';
 import type { Socket } from 'node:net';
 import type { App } from '../app/index.js';
-import { createServer, HttpMetrics, type Logger, type MetricsSnapshot, type ServerOptions } from '../http/index.js';
-import type { ObservedRequest, RequestObserver } from '../http/handler.js';
+import { createServer, HttpMetrics, type Logger, type MetricsSnapshot, type ObservedRequest, type RequestObserver, type ServerOptions } from '../http/index.js';
 import { InFlightTable, startWatchdog } from './watchdog.js';
 
 /** The environment variable through which the primary tells a worker its port and build. */
