@@ -37,7 +37,7 @@ import {
 import { Visitor, type VisitorContext, secureContext } from '../session/index.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthMode } from '../auth/index.js';
-import { StoreError } from '../store/index.js';
+import { signInFirst, storeFailed, storeUnavailable } from './answers.js';
 import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
 import { parseCookies } from './request-data.js';
 
@@ -333,22 +333,22 @@ export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: GateData,
     handle(req: RequestInfo): Reply | Promise<Reply> {
       const auth = data.auth;
       const visitors = data.visitors;
-      if (!auth || !visitors) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
+      if (!auth || !visitors) return storeUnavailable();
       const sid = visitors.signer.readSid(parseCookies(req.headers.cookie).get('sid'));
       const go = (user: SignedInUser | undefined): Reply | Promise<Reply> => {
         if (user) return inner({ ...req, user, signedInOnly: required });
         if (!required) return inner({ ...req, user: null });
         const asked = prefix + req.path;
         const page = (req.method === 'GET' || req.method === 'HEAD') && !req.acceptsJson && !asked.startsWith(signInArea);
-        if (!page) return { type: 'error', status: 401, code: 'LW_AUTH_REQUIRED', message: 'Sign in first.' };
+        if (!page) return signInFirst();
         const next = asked + (req.query ? `?${req.query}` : '');
         return frame ? signInAt(frame.page, next) : signInRedirect(next);
       };
       try {
         const user = auth.userOf(sid);
-        return user instanceof Promise ? user.then(go, unavailable) : go(user);
+        return user instanceof Promise ? user.then(go, storeFailed) : go(user);
       } catch (e) {
-        return unavailable(e);
+        return storeFailed(e);
       }
     },
   };
@@ -384,9 +384,4 @@ export function mountSignInRedirect(reply: Reply, prefix: string): Reply | undef
   const next = signInNexts.get(reply);
   if (next === undefined || reply.type !== 'redirect') return undefined;
   return { ...reply, location: `${prefix}/auth/?next=${encodeURIComponent(prefix + next)}` };
-}
-
-function unavailable(e: unknown): Reply {
-  if (e instanceof StoreError) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not available; try again in a moment.' };
-  throw e;
 }

@@ -11,6 +11,7 @@ import { compileView, isTemplate, type CompiledView, type RenderOutput, type Vie
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from './endpoint.js';
 import { effectsProblem, settleVisitor } from './visitors.js';
+import { conflictJson, imageNotUploaded, internalError, overBudget, platformModule, refused, scriptError, storeUnavailableLogged } from './answers.js';
 import { checkMailMessage, enqueueMail } from '../mail/index.js';
 import { attachImages } from '../images/index.js';
 import type { Flash } from '../session/index.js';
@@ -95,7 +96,7 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
           ctx.tree.read(file.path) ?? '',
           platform,
         );
-        return { ...base, kind: 'script', handle: () => ({ type: 'error', status: 501, code: 'LW_SCRIPT_PLATFORM_MODULE', message: "This part of the site uses the hosting platform's own services, which this server does not provide." }) };
+        return { ...base, kind: 'script', handle: () => platformModule() };
       }
       // ⏱name.js: a server-sent event stream (events.ts).
       if (spec.flavour === 'events') return compileEventsEndpoint(file, base, ctx);
@@ -239,19 +240,12 @@ function renderFailure(failure: ViewRenderError, ctx: CompileContext, req: Reque
   const cause = failure.cause;
   // A refusal the page ran into (403 of a permission, 404 of a record…): that answer, as a script gets it.
   if (cause instanceof LanewayError && cause.status >= 400 && cause.status < 500) {
-    const refused: Reply = { type: 'error', status: cause.status, code: cause.code, message: cause.expose ? cause.message : `The request was refused (${cause.status}).` };
-    if (ctx.options.dev) refused.detail = failure.message + (failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column));
-    return refused;
+    const answer = refused(cause);
+    if (ctx.options.dev) answer.detail = failure.message + (failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column));
+    return answer;
   }
-  const limit = cause instanceof LanewayError && cause.status === 503;
-  const reply: Reply = {
-    type: 'error',
-    status: limit ? 503 : 500,
-    code: cause instanceof LanewayError ? cause.code : 'LW_VIEW_RENDER',
-    message: limit
-      ? `This page needed more of the server than a request may use, and was stopped; try again later. The error was logged with id ${req.id}.`
-      : `Something went wrong on our side. The error was logged with id ${req.id}.`,
-  };
+  const code = cause instanceof LanewayError ? cause.code : 'LW_VIEW_RENDER';
+  const reply = cause instanceof LanewayError && cause.status === 503 ? overBudget(req.id, code) : internalError(req.id, code);
   if (ctx.options.dev) {
     const frame = failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column);
     reply.detail = failure.message + frame;
@@ -304,7 +298,7 @@ function compileScriptEndpoint(
 
   function failEffects(req: RequestInfo, problem: { code: Code; message: string }): Reply {
     ctx.modules.log(problem.message, { id: req.id, code: problem.code, file: file.path });
-    return { type: 'error', status: 500, code: problem.code, message: `Something went wrong on our side. The error was logged with id ${req.id}.` };
+    return internalError(req.id, problem.code);
   }
 
   function start(scope: RequestScope): RunOutcome | Promise<RunOutcome> {
@@ -323,7 +317,7 @@ function compileScriptEndpoint(
    */
   async function runInTransaction(req: RequestInfo, scope: RequestScope): Promise<Reply> {
     const store = data!.store;
-    if (!store) return unavailable(req, 'the database is not open');
+    if (!store) return storeUnavailableLogged(ctx.modules.log, req.id, file.path, 'the database is not open');
     // The body first: a slow or vanished client never holds the write transaction (and on SQLite
     // the write lock) open. A body over the limit or cut off fails here (413, 400).
     await req.readBody();
@@ -331,7 +325,7 @@ function compileScriptEndpoint(
     try {
       tx = await store.begin();
     } catch (e) {
-      return unavailable(req, (e as Error).message);
+      return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message);
     }
     scope.dataRequest().session = tx.session;
     scope.dataRequest().writer = tx.writer;
@@ -372,7 +366,7 @@ function compileScriptEndpoint(
       const missing = await attachImages(tx.writer, store.engine.dialect, images);
       if (missing.length) {
         await tx.writer.rollback();
-        return { type: 'error', status: 422, code: 'LW_IMAGE_NOT_UPLOADED', message: 'An image was not uploaded (or its upload expired): upload it again.' };
+        return imageNotUploaded();
       }
     }
     // The flash and a carried form state are written with the request's other writes.
@@ -381,7 +375,7 @@ function compileScriptEndpoint(
       settled = await settleVisitor(scope, effects, outcome, answer, ok, ctx.modules.log, tx.writer);
     } catch (e) {
       await tx.writer.rollback();
-      return unavailable(req, (e as Error).message);
+      return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message);
     }
     try {
       await tx.writer.commit();
@@ -389,23 +383,15 @@ function compileScriptEndpoint(
       // A write held back until the commit (PostgreSQL) may meet a unique value: 409, as in a script.
       const mapped = tx.session.commitError(e);
       if (mapped instanceof LanewayError && mapped.status === 409) {
-        return reply(req, { kind: 'json', status: 409, body: JSON.stringify({ error: mapped.message }), failed: true }, outcome);
+        return reply(req, { kind: 'json', status: 409, body: conflictJson(mapped.message), failed: true }, outcome);
       }
-      return unavailable(req, (e as Error).message, true);
+      return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message, true);
     }
     if (mails) void data!.mail?.kick();
     if (images?.size) void data!.images?.worker.kick();
     return withHeaders(reply(req, settled.answer, outcome), settled.headers);
   }
 
-  /** 503. At the commit the outcome is unknown (the connection may drop after the server committed). */
-  function unavailable(req: RequestInfo, detail: string, atCommit = false): Reply {
-    ctx.modules.log(`${file.path}: the database is unavailable: ${detail}`, { id: req.id, code: 'LW_STORE_UNAVAILABLE', file: file.path });
-    const message = atCommit
-      ? 'The database became unavailable while saving: the change may or may not have been saved. Check before trying again.'
-      : 'The database is unavailable; nothing was changed. Try again in a moment.';
-    return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message };
-  }
 
   function answerOf(req: RequestInfo, outcome: RunOutcome): ScriptResponse {
     return outcomeToResponse(outcome, {
@@ -428,11 +414,11 @@ function compileScriptEndpoint(
       case 'error': {
         if (answer.status >= 500) {
           const error = outcome.kind === 'error' || outcome.kind === 'limit' ? outcome.error : undefined;
-          const message = error?.message ?? answer.message;
+          const message = error?.message ?? answer.message ?? 'the output went over a limit of the script';
           // Runtime messages name their script already (it may be a supplier rather than this file).
           ctx.modules.log(message.startsWith('/') ? message : `${file.path}: ${message}`, { id: req.id, code: answer.code, file: file.path });
         }
-        return { type: 'error', status: answer.status, code: answer.code, message: answer.message };
+        return scriptError(answer, req.id);
       }
     }
   }

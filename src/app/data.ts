@@ -26,6 +26,7 @@ import {
 } from '../models/index.js';
 import { currentBudgetToken, installModels, registerImages, registerRichText, type ModelShape } from '../script/index.js';
 import { ensureImageTables } from '../images/index.js';
+import { storeNotOpen } from './answers.js';
 import { ImageService } from './images.js';
 import { AuthService } from './auth.js';
 import { permissionScope, RequestPermissions, UserStore, type AuthConfig, type ContainerKey, type Operation, type ProfileRoles } from '../auth/index.js';
@@ -197,7 +198,7 @@ export class AppData {
     this.imageFields = imageFields;
     if (imageFields.size) {
       registerImages(prefix + 'image', (id) => {
-        if (!this.images) throw new LanewayError('LW_STORE_UNAVAILABLE', 'the database is not open', { status: 503 });
+        if (!this.images) throw storeNotOpen();
         return this.images.view(id);
       });
     }
@@ -313,7 +314,7 @@ export class AppData {
 
   #session(r: DataRequest = this.#request()): DataSession {
     if (r.session) return r.session;
-    if (!this.store) throw new LanewayError('LW_STORE_UNAVAILABLE', 'the database is not open', { status: 503 });
+    if (!this.store) throw storeNotOpen();
     return (r.session = this.store.read(r.what));
   }
 
@@ -588,7 +589,7 @@ export class AppData {
         case 'fr':
           return this.#readForm(String(a), null, b === true, false);
         case 'iu':
-          if (!this.images) throw new LanewayError('LW_STORE_UNAVAILABLE', 'the database is not open', { status: 503 });
+          if (!this.images) throw storeNotOpen();
           return this.images.putUrl(String(a), String(b));
         default:
           throw new Error(`unknown model channel operation ${op}`);

@@ -26,6 +26,7 @@ import { LanewayError, type Code, type DiagnosticList } from '../diag/index.js';
 import { compileScript, outcomeToResponse, ScriptThrownError, serializeScriptValue, type RunOutcome, type ScriptBudget } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
 import type { DataSession, Writer } from '../store/index.js';
+import { conflictJson, eventsNotAFunction, scriptError, storeUnavailableLogged } from './answers.js';
 import type { ClassifiedFile } from './classify.js';
 import type { DataRequest } from './data.js';
 import type { Endpoint, EventSettings, EventSink, Reply, RequestInfo } from './endpoint.js';
@@ -118,11 +119,11 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
     const data = modules.data;
     let tx: { session: DataSession; writer: Writer } | undefined;
     if (data) {
-      if (!data.store) return unavailable(req, 'the database is not open');
+      if (!data.store) return storeUnavailableLogged(modules.log, req.id, file.path, 'the database is not open');
       try {
         tx = await data.store.begin();
       } catch (e) {
-        return unavailable(req, (e as Error).message);
+        return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message);
       }
       scope.dataRequest().session = tx.session;
     }
@@ -144,9 +145,9 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
         // A write held back until the commit (PostgreSQL) may meet a unique value: 409, as in a script.
         const mapped = tx.session.commitError(e);
         if (mapped instanceof LanewayError && mapped.status === 409) {
-          return { type: 'body', status: 409, contentType: JSON_TYPE, body: JSON.stringify({ error: mapped.message }), headers: { 'Cache-Control': 'no-store' } };
+          return { type: 'body', status: 409, contentType: JSON_TYPE, body: conflictJson(mapped.message), headers: { 'Cache-Control': 'no-store' } };
         }
-        return unavailable(req, (e as Error).message, true);
+        return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message, true);
       }
     }
     // From here on the script only reads: every call gets a read session of its own.
@@ -170,12 +171,7 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
     if (outcome.kind === 'value') {
       const what = describeValue(outcome.value);
       log(req, 'LW_EVENTS_NOT_A_FUNCTION', `the script must end with a function (lastEventId) => [events]; it ended with ${what}`);
-      return {
-        type: 'error',
-        status: 500,
-        code: 'LW_EVENTS_NOT_A_FUNCTION',
-        message: `The event stream ${file.path} is broken: its script must end with a function (lastEventId) => [events], and it ended with ${what}. The error was logged with id ${req.id}.`,
-      };
+      return eventsNotAFunction(file.path, what, req.id);
     }
     const answer = outcomeToResponse(outcome, { method: 'GET', path: req.path, acceptsJson: req.acceptsJson, ajax: false });
     switch (answer.kind) {
@@ -188,21 +184,13 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
       case 'error': {
         if (answer.status >= 500) {
           const error = outcome.kind === 'error' || outcome.kind === 'limit' ? outcome.error : undefined;
-          log(req, answer.code, error?.message ?? answer.message);
+          log(req, answer.code, error?.message ?? answer.message ?? 'the output went over a limit of the script');
         }
-        return { type: 'error', status: answer.status, code: answer.code, message: answer.message };
+        return scriptError(answer, req.id);
       }
     }
   }
 
-  /** 503. At the commit the outcome is unknown (the connection may drop after the server committed). */
-  function unavailable(req: RequestInfo, detail: string, atCommit = false): Reply {
-    log(req, 'LW_STORE_UNAVAILABLE', `the database is unavailable: ${detail}`);
-    const message = atCommit
-      ? 'The database became unavailable while saving: the change may or may not have been saved. Check before trying again.'
-      : 'The database is unavailable; nothing was changed. Try again in a moment.';
-    return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message };
-  }
 }
 
 /** Steps 3 to 5 for one connection. */

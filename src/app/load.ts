@@ -27,6 +27,7 @@ import { normalizePath, type SourceTree } from '../shared/index.js';
 import { classifyFile, isPrivateDir, isPrivatePath, type ClassifiedFile } from './classify.js';
 import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } from './endpoint.js';
 import { walkApp, type WalkedFile } from './walk.js';
+import { notFound } from './answers.js';
 import { compileNotFound, compileRouteEndpoint, messagesGlobal, type CompileContext, type ErrorPage } from './compile.js';
 import { compileSuppliers } from './compile-suppliers.js';
 import { DEFAULT_LIMITS } from '../script/index.js';
@@ -628,10 +629,9 @@ function addIndexRedirects(entries: Array<{ spec: RouteSpec; value: Endpoint }>,
 async function rerouteGet(router: Router<Endpoint>, target: string, req: RequestInfo): Promise<Reply> {
   const q = target.indexOf('?');
   const path = splitPath(q === -1 ? target : target.slice(0, q));
-  const notFound: Reply = { type: 'error', status: 404, code: 'LW_HTTP_NOT_FOUND', message: 'There is nothing at this address.' };
-  if (!path.ok) return notFound;
+  if (!path.ok) return notFound();
   const match = router.match('GET', path);
-  if (match.kind !== 'found') return notFound;
+  if (match.kind !== 'found') return notFound();
   const { 'content-type': _t, 'content-length': _l, 'transfer-encoding': _e, ...headers } = req.headers;
   return match.value.handle({
     ...req,

@@ -12,7 +12,8 @@
  */
 import type { ParamValue } from '../router/index.js';
 import { then } from '../shared/index.js';
-import { StoreError, type DataSession } from '../store/index.js';
+import type { DataSession } from '../store/index.js';
+import { notFound, storeFailed, storeUnavailable } from './answers.js';
 import type { AppData } from './data.js';
 import type { Endpoint, Reply, RequestInfo } from './endpoint.js';
 import { MODEL_FIELD, STATIC_FIELD, type ParamDefinition } from './params.js';
@@ -51,24 +52,19 @@ export function withModelParams(endpoint: Endpoint, data: AppData, paramDef: (p:
       const done = (r: Resolution): Reply | Promise<Reply> => ('ids' in r ? inner({ ...req, paramIds: r.ids, paramRows: r.rows }) : r);
       try {
         const r = resolve(data, req, backed);
-        return r instanceof Promise ? r.then(done, unavailable) : done(r);
+        return r instanceof Promise ? r.then(done, storeFailed) : done(r);
       } catch (e) {
-        return unavailable(e);
+        return storeFailed(e);
       }
     },
   };
 }
 
-function unavailable(e: unknown): Reply {
-  if (e instanceof StoreError) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not available; try again in a moment.' };
-  throw e;
-}
-
-const NOT_FOUND: Reply = { type: 'error', status: 404, code: 'LW_HTTP_NOT_FOUND', message: 'There is nothing at this address.' };
+const NOT_FOUND: Reply = notFound();
 
 function resolve(data: AppData, req: RequestInfo, backed: Backed[]): Resolution | Promise<Resolution> {
   const store = data.store;
-  if (!store) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
+  if (!store) return storeUnavailable();
   const session = store.read('a path parameter');
   const ids = new Map<ParamValue, string>();
   const rows = new Map<ParamValue, unknown[]>();

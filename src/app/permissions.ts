@@ -13,7 +13,8 @@
  */
 import { permissionScope, RequestPermissions, type AuthConfig } from '../auth/index.js';
 import type { ParamValue } from '../router/index.js';
-import { StoreError, type DataSession } from '../store/index.js';
+import type { DataSession } from '../store/index.js';
+import { onlyRoles, storeFailed, storeUnavailable } from './answers.js';
 import type { AppData } from './data.js';
 import type { Endpoint, EndpointPermit, Reply, RequestInfo } from './endpoint.js';
 
@@ -29,7 +30,7 @@ export function withPermissions(endpoint: Endpoint, permit: EndpointPermit, only
       // runs, so that checks made where nothing can wait (a field read, Me.avatar()) find them.
       const early = only.length > 0 || (store?.engine.dialect === 'postgres' && (Boolean(req.user) || (rows !== undefined && rows.size > 0)));
       if (!early) return inner({ ...req, permit });
-      if (!store) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not open.' };
+      if (!store) return storeUnavailable();
       let session: DataSession | undefined;
       const permissions = new RequestPermissions(scope, req.user?.id ?? null, permit.as, data.profileRoles(() => (session ??= store.read('a permission check'))));
       const containers: string[] = [];
@@ -39,21 +40,16 @@ export function withPermissions(endpoint: Endpoint, permit: EndpointPermit, only
       }
       const go = (): Reply | Promise<Reply> => {
         if (only.length && !permissions.holds(only, containers)) {
-          return { type: 'error', status: 403, code: 'LW_AUTH_FORBIDDEN', message: `Only ${only.join(' or ')} may do this.` };
+          return onlyRoles(only);
         }
         return inner({ ...req, permit, permissions });
       };
       try {
         const ready = permissions.prepare(containers);
-        return ready instanceof Promise ? ready.then(go, unavailable) : go();
+        return ready instanceof Promise ? ready.then(go, storeFailed) : go();
       } catch (e) {
-        return unavailable(e);
+        return storeFailed(e);
       }
     },
   };
-}
-
-function unavailable(e: unknown): Reply {
-  if (e instanceof StoreError) return { type: 'error', status: 503, code: 'LW_STORE_UNAVAILABLE', message: 'The database is not available; try again in a moment.' };
-  throw e;
 }

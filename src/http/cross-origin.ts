@@ -43,10 +43,6 @@ const verdicts = {} as Record<CrossOriginRule, CrossOriginVerdict>;
 for (const rule of ['safe-method', 'fetch-site-same-origin', 'no-origin', 'same-host', 'trusted-origin'] as const) verdicts[rule] = Object.freeze({ allowed: true, rule });
 for (const rule of ['fetch-site-cross', 'origin-other-host', 'origin-invalid'] as const) verdicts[rule] = Object.freeze({ allowed: false, rule });
 
-/** The fixed text of the 403 answer (it never echoes the request). */
-export const CROSS_ORIGIN_MESSAGE =
-  "This request came from a page of another site: POST, PUT, PATCH and DELETE are accepted only from this site's own pages (and origins listed under trusted-origins: in /🎛.yaml).";
-
 /** What an `Origin` header may look like: a scheme, `://`, and a host with an optional port; nothing else. */
 const ORIGIN_SHAPE = /^https?:\/\/[^/?#@\\\s]+$/i;
 /** The characters a Host header may hold (names, IPv4, bracketed IPv6, a port). */

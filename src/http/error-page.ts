@@ -1,10 +1,13 @@
 /**
- * Built-in error answers: a small HTML page, or `{ "error": … }` when the client prefers JSON.
- * Messages are fixed texts chosen by Laneway, never echoes of the request. In development mode a
- * failed render adds its details (file:line:column, message, code frame) below the message.
- * Every error answer carries the request's id in `X-Request-Id` (see `withRequestId`).
+ * Built-in error answers: a small HTML page, or `{ "error": … }` when the client prefers JSON
+ * (`writeError`). The answers and their messages are made in app/answers.ts: fixed texts chosen by
+ * Laneway, never echoes of the request. In development mode a failed render adds its details
+ * (file:line:column, message, code frame) below the message. Every error answer carries the
+ * request's id in `X-Request-Id` (see `withRequestId`).
  */
-import type { Reply } from '../app/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answers, type Reply } from '../app/index.js';
+import { sendBody } from './send.js';
 
 export const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
@@ -31,9 +34,23 @@ export function errorHtml(status: number, message: string, detail?: string): str
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>\n<body><h1>${title}</h1><p>${escapeHtml(message)}</p>${more}</body></html>\n`;
 }
 
-export function errorJson(status: number, message: string, detail?: string): string {
-  void status;
-  return JSON.stringify(detail === undefined ? { error: message } : { error: message, detail });
+/**
+ * Writes an error answer as the client accepts it (`prefersJson`): `{ "error": message }` (with
+ * `detail`), or the HTML page, whose policy send.ts adds. `headers` must hold `X-Request-Id`.
+ * `loggedAs`: the request id of a log line; a server error's page names it when its message does
+ * not already (the JSON answer stays the message alone).
+ */
+export function writeError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: { status: number; message: string; detail?: string },
+  headers: Record<string, string | string[]>,
+  loggedAs?: string,
+): number {
+  const { status, message, detail } = error;
+  if (prefersJson(req.headers.accept)) return sendBody(req, res, status, 'application/json; charset=utf-8', answers.errorJson(message, detail), { headers });
+  const shown = loggedAs !== undefined && status >= 500 && !message.includes(loggedAs) ? `${message} The error was logged with id ${loggedAs}.` : message;
+  return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, shown, detail), { headers });
 }
 
 /**

@@ -14,11 +14,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { EVENT_DEFAULTS, type App, type Reply, type RequestInfo } from '../app/index.js';
+import { answers, EVENT_DEFAULTS, type App, type ErrorReply, type Reply, type RequestInfo } from '../app/index.js';
 import { LanewayError } from '../diag/index.js';
 import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
-import { checkCrossOrigin, CROSS_ORIGIN_MESSAGE } from './cross-origin.js';
-import { errorHtml, errorJson, prefersJson, withRequestId } from './error-page.js';
+import { checkCrossOrigin } from './cross-origin.js';
+import { prefersJson, withRequestId, writeError } from './error-page.js';
 import type { Logger } from './log.js';
 import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
 
@@ -109,10 +109,8 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
   }
 
   /** Sends an error answer; 404s use the nearest ⚡NotFound.html unless the client wants JSON. */
-  async function sendError(req: IncomingMessage, res: ServerResponse, status: number, message: string, dir: string, info: RequestInfo, extra?: Record<string, string>, detail?: string): Promise<number> {
-    const headers = { ...extra, 'X-Request-Id': info.id };
-    if (info.acceptsJson) return sendBody(req, res, status, 'application/json; charset=utf-8', errorJson(status, message, detail), { headers });
-    if (status === 404) {
+  async function sendError(req: IncomingMessage, res: ServerResponse, error: ErrorReply, dir: string, info: RequestInfo, extra?: Record<string, string>): Promise<number> {
+    if (error.status === 404 && !info.acceptsJson) {
       const page = app.notFoundPage(dir);
       if (page) {
         const reply = await page.render(info);
@@ -121,8 +119,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     }
     // A server error's page names the request id the log line has, when its message does not
     // already (docs/cli.md "`laneway dev DIR`").
-    const shown = status >= 500 && !message.includes(info.id) ? `${message} The error was logged with id ${info.id}.` : message;
-    return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, shown, detail), { headers });
+    return writeError(req, res, error, { ...extra, 'X-Request-Id': info.id }, info.id);
   }
 
   function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, dir: string, info: RequestInfo): number | Promise<number> {
@@ -137,7 +134,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       case 'redirect':
         return sendRedirect(req, res, reply.status, reply.location, reply.headers);
       case 'error':
-        return sendError(req, res, reply.status, reply.message, dir, info, undefined, reply.detail);
+        return sendError(req, res, reply, dir, info);
       case 'events':
         return sendEvents(req, res, reply);
     }
@@ -194,14 +191,14 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     if (res.headersSent) {
       res.destroy();
     } else {
-      const message = err instanceof LanewayError && err.expose ? err.message : 'Something went wrong on our side. The error was logged with id ' + id + '.';
-      const json = prefersJson(req.headers.accept);
+      const code = err instanceof LanewayError ? err.code : 'LW_HTTP_INTERNAL';
+      const error: ErrorReply = err instanceof LanewayError && err.expose ? { type: 'error', status, code, message: err.message } : { ...answers.internalError(id, code), status };
       const headers: Record<string, string> = { 'X-Request-Id': id };
       if (status === 413) headers['Connection'] = 'close';
       // Development (DevHooks): the overlay, with what was thrown, instead of the generic page.
-      const page = devHooks?.decorate({ type: 'error', status, code: err instanceof LanewayError ? err.code : 'LW_HTTP_INTERNAL', message }, { id, method: req.method ?? 'GET', path, headers: req.headers, acceptsJson: json }, { root: app.root, error: err });
+      const page = devHooks?.decorate(error, { id, method: req.method ?? 'GET', path, headers: req.headers, acceptsJson: prefersJson(req.headers.accept) }, { root: app.root, error: err });
       if (page?.type === 'body') sendBody(req, res, page.status, page.contentType, page.body, { headers: { ...page.headers, ...headers } });
-      else sendBody(req, res, status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(status, message) : errorHtml(status, message), { headers });
+      else writeError(req, res, error, headers);
     }
     logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start });
   }
@@ -250,8 +247,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       // 1. Path.
       const path = splitPath(rawPath);
       if (!path.ok) {
-        const json = prefersJson(req.headers.accept);
-        done(sendBody(req, res, 400, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(400, path.reason) : errorHtml(400, path.reason), { headers: { 'X-Request-Id': id } }));
+        done(writeError(req, res, answers.badPath(path.reason), { 'X-Request-Id': id }));
         return;
       }
       // 2. Cross-site writes.
@@ -259,8 +255,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (method !== 'GET' && method !== 'HEAD') {
         const verdict = checkCrossOrigin({ method, secFetchSite: headers['sec-fetch-site'], origin: headers.origin, host: headers.host }, trustedOrigins);
         if (!verdict.allowed) {
-          const json = prefersJson(headers.accept);
-          done(sendBody(req, res, 403, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(403, CROSS_ORIGIN_MESSAGE) : errorHtml(403, CROSS_ORIGIN_MESSAGE), { headers: { 'X-Request-Id': id } }));
+          done(writeError(req, res, answers.crossOriginRefused(), { 'X-Request-Id': id }));
           return;
         }
       }
@@ -269,12 +264,11 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (images && rawPath.startsWith('/__/images/')) {
         if (seen) seen.route = '/__/images/';
         const length = headers['content-length'];
-        const json = prefersJson(headers.accept);
         images
           .answer(method, rawPath, new URLSearchParams(query), length === undefined ? undefined : Number(length), (limit) => readBody(req, limit))
           .then((a) =>
             'error' in a
-              ? sendBody(req, res, a.status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(a.status, a.error) : errorHtml(a.status, a.error), { headers: { ...a.headers, 'X-Request-Id': id } })
+              ? writeError(req, res, { status: a.status, message: a.error }, { ...a.headers, 'X-Request-Id': id })
               : sendBody(req, res, a.status, a.contentType, a.body, { headers: { ...a.headers, 'X-Request-Id': id } }),
           )
           .then(done, (err) => fail(req, res, id, err, start, rawPath));
@@ -284,7 +278,6 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       const auth = app.data?.auth;
       if (auth && rawPath.startsWith('/__/auth/')) {
         if (seen) seen.route = '/__/auth/';
-        const json = prefersJson(headers.accept);
         auth
           .answer(method, rawPath, new URLSearchParams(query), headers)
           .then((a) => {
@@ -302,7 +295,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
               if (a.status >= 500) logger.error(line, fields);
               else logger.info(line, fields);
             } else if (a.status >= 500) logger.error(`sign-in: ${a.error}`, { id, code: a.code });
-            return sendBody(req, res, a.status, json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', json ? errorJson(a.status, a.error) : errorHtml(a.status, a.error), { headers: { ...a.headers, 'Cache-Control': 'no-store', 'X-Request-Id': id } });
+            return writeError(req, res, { status: a.status, message: a.error }, { ...a.headers, 'Cache-Control': 'no-store', 'X-Request-Id': id });
           })
           .then(done, (err) => fail(req, res, id, err, start, rawPath));
         return;
@@ -310,7 +303,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       // 3. Body size known in advance.
       const length = req.headers['content-length'];
       if (length !== undefined && Number(length) > bodyLimit) {
-        throw new LanewayError('LW_HTTP_BODY_TOO_LARGE', `the request body is larger than ${bodyLimit} bytes`, { status: 413 });
+        throw answers.bodyTooLarge(bodyLimit);
       }
       // 4. Route.
       const match = app.router.match(method, path);
@@ -319,8 +312,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
         // 5. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
         const info = requestInfo(req, id, path.key, query, match.params);
         if (match.value.kind === 'events' && !admitStream(req, res)) {
-          const refused: Reply = { type: 'error', status: 503, code: 'LW_EVENTS_TOO_MANY', message: 'Too many event streams are open; try again in a moment.' };
-          const sent = sendReply(req, res, refused, match.value.dir, info);
+          const sent = sendReply(req, res, answers.tooManyStreams(), match.value.dir, info);
           if (!(sent instanceof Promise)) return done(sent);
           sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
           return;
@@ -345,12 +337,12 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
           return done(204);
         }
         const info = requestInfo(req, id, path.key, query, []);
-        sendError(req, res, 405, 'This address does not answer this method; see the Allow header.', '', info, { Allow: allow })
+        sendError(req, res, answers.methodNotAllowed(), '', info, { Allow: allow })
           .then(done, (err) => fail(req, res, id, err, start, rawPath));
         return;
       }
       const info = requestInfo(req, id, path.key, query, []);
-      sendError(req, res, 404, 'There is nothing at this address.', match.dir, info)
+      sendError(req, res, answers.notFound(), match.dir, info)
         .then(done, (err) => fail(req, res, id, err, start, rawPath));
     } catch (err) {
       // 6. Unexpected.
@@ -365,7 +357,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     // The client went away before the body was asked for: Node has destroyed the request and will
     // send no more events, so settle now rather than wait forever.
     if (req.destroyed && !req.readableEnded) {
-      reject(new LanewayError('LW_HTTP_BAD_BODY', 'the request body was cut off', { status: 400 }));
+      reject(answers.bodyCutOff());
       return;
     }
     const chunks: Buffer[] = [];
@@ -375,7 +367,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         req.off('data', onData);
         req.pause();
-        reject(new LanewayError('LW_HTTP_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, { status: 413 }));
+        reject(answers.bodyTooLarge(limit));
         return;
       }
       chunks.push(chunk);
@@ -388,7 +380,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     // A client that goes away mid-body ('error' "aborted", or just 'close'): settle, never hang.
     const cutOff = () => {
-      if (!ended) reject(new LanewayError('LW_HTTP_BAD_BODY', 'the request body was cut off', { status: 400 }));
+      if (!ended) reject(answers.bodyCutOff());
     };
     req.once('error', cutOff);
     req.once('close', cutOff);

@@ -17,6 +17,9 @@
  * | limit                                           | 503                                         |
  * | error                                           | its status (500 unless the host said, e.g. 404) |
  *
+ * The answers of a limit, and of an error whose message is not for the client, carry no message:
+ * the server gives its own (app/answers.ts).
+ *
  * A redirect target that is not a same-origin path (`//x`, `/\x`, control characters) or an
  * absolute http(s) URL is refused with 500: CR/LF never reach a header.
  */
@@ -35,7 +38,7 @@ export function outcomeToResponse(outcome: RunOutcome, request: ResponseRequest)
     case 'thrown':
       return thrownResponse(outcome.value);
     case 'limit':
-      return { kind: 'error', status: 503, message: 'The script took too long or used too much memory.', code: outcome.error.code };
+      return { kind: 'error', status: 503, code: outcome.error.code, limit: true };
     case 'error': {
       const { error } = outcome;
       // Uncaught $ModelInvalid: 422 with the field messages (docs/queries.md "Errors"); the unique
@@ -48,7 +51,7 @@ export function outcomeToResponse(outcome: RunOutcome, request: ResponseRequest)
         return { kind: 'json', status: 409, body: JSON.stringify({ error: error.message }), failed: true };
       }
       const status = error.status >= 400 && error.status <= 599 ? error.status : 500;
-      return { kind: 'error', status, message: error.expose ? error.message : defaultMessage(status), code: error.code };
+      return error.expose ? { kind: 'error', status, message: error.message, code: error.code } : { kind: 'error', status, code: error.code };
     }
   }
 }
@@ -62,7 +65,7 @@ function valueResponse(value: unknown, request: ResponseRequest): ScriptResponse
     } catch (e) {
       const limit = e instanceof LanewayError && e.status === 503;
       return limit
-        ? { kind: 'error', status: 503, message: 'The script took too long or used too much memory.', code: (e as LanewayError).code }
+        ? { kind: 'error', status: 503, code: (e as LanewayError).code, limit: true }
         : { kind: 'error', status: 500, message: 'The script emitted a value that cannot be sent as JSON.', code: 'LW_SCRIPT_BAD_OUTPUT' };
     }
   }
@@ -127,22 +130,5 @@ export function serialize(value: unknown): string | undefined {
     return JSON.stringify(value, (_key, v: unknown) => (v instanceof WebSafe ? v.html : typeof v === 'bigint' ? v.toString() : v));
   } catch {
     return undefined;
-  }
-}
-
-function defaultMessage(status: number): string {
-  switch (status) {
-    case 400:
-      return 'Bad request.';
-    case 403:
-      return 'Forbidden.';
-    case 404:
-      return 'Not found.';
-    case 422:
-      return 'The submitted values are not valid.';
-    case 503:
-      return 'Service unavailable.';
-    default:
-      return 'Internal server error.';
   }
 }

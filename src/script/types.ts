@@ -81,5 +81,9 @@ export type ScriptResponse =
   | { kind: 'json'; status: number; body: string; failed: boolean }
   | { kind: 'redirect'; status: number; location: string; failed: boolean }
   | { kind: 'reroute'; path: string }
-  /** `code` names the cause for the log line (the message is safe to show). */
-  | { kind: 'error'; status: number; message: string; code: Code };
+  /**
+   * `code` names the cause for the log line; `message`, when given, is safe to show. Without one,
+   * the words are the server's (app/answers.ts `scriptFailure`, which knows the request id): the
+   * script ran out of its budget (`limit`), or failed with an error that is not for the client.
+   */
+  | { kind: 'error'; status: number; message?: string; code: Code; limit?: true };

@@ -561,7 +561,7 @@ describe('queries: adversarial cases', () => {
     for (const path of ['/items/unknown', '/items/unknown-chained']) {
       const r = await s.get(path, JSON_H);
       assert.equal(r.status, 500);
-      assert.deepEqual(json(r), { error: 'Internal server error.' });
+      assert.deepEqual(json(r), { error: `Something went wrong on our side. The error was logged with id ${r.headers['x-request-id']}.` });
     }
   });
 

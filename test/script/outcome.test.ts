@@ -56,14 +56,14 @@ describe('outcomeToResponse', () => {
     assert.deepEqual(outcomeToResponse(thrown({ error: 'Too short', field: 'title' }), GET), { kind: 'json', status: 400, body: '{"error":"Too short","field":"title"}', failed: true });
   });
 
-  it('answers a limit with 503', () => {
+  it('answers a limit with 503, leaving the words to the server (app/answers.ts)', () => {
     const error = new LanewayError('LW_SCRIPT_CPU_LIMIT', '/a.js: used more than 100 ms of CPU', { status: 503 });
-    assert.deepEqual(outcomeToResponse({ kind: 'limit', error }, GET), { kind: 'error', status: 503, message: 'The script took too long or used too much memory.', code: 'LW_SCRIPT_CPU_LIMIT' });
+    assert.deepEqual(outcomeToResponse({ kind: 'limit', error }, GET), { kind: 'error', status: 503, code: 'LW_SCRIPT_CPU_LIMIT', limit: true });
   });
 
   it('answers an uncaught error with 500, without echoing its message', () => {
     const error = new LanewayError('LW_SCRIPT_RUNTIME', '/a.js:3: TypeError: secret detail', { status: 500 });
-    assert.deepEqual(outcomeToResponse({ kind: 'error', error }, GET), { kind: 'error', status: 500, message: 'Internal server error.', code: 'LW_SCRIPT_RUNTIME' });
+    assert.deepEqual(outcomeToResponse({ kind: 'error', error }, GET), { kind: 'error', status: 500, code: 'LW_SCRIPT_RUNTIME' });
   });
 
   it('keeps the status a host error carries (404 for a missing model)', () => {
