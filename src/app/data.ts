@@ -575,7 +575,7 @@ export class AppData {
           return hierarchyOp(String(a), String(b), c);
         case 'md':
           return this.#renderMarkdown(String(a), b);
-        // A rich-text value of a script (realm-models.ts RichValue): a = its source, b = its field's key.
+        // A rich-text value of a script (realm/41-models.js RichValue): a = its source, b = its field's key.
         case 'rh':
           return this.#renderer(b).htmlWith(String(a), c);
         case 'rs':
@@ -763,7 +763,7 @@ const isStateFieldName = (name: string): boolean => name === 'state' || name ===
 const queryable = (f: FieldDefinition): boolean => f.list === undefined && !['map', 'geo', 'embedded', 'html', 'markdown', 'svg-icon', 'image'].includes(f.type);
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
-/** What a script may name on a model, as realm-models.ts builds it (M.x statics, record members). */
+/** What a script may name on a model, as realm/41-models.js builds it (M.x statics, record members). */
 export function shapeOf(m: ModelDefinition): ModelShape {
   const fields = m.fields.filter((f) => !f.builtIn);
   const statics = new Set(['all', 'get', 'optional', 'exists', 'asc', 'desc', 'grouping', 'markdown', 'name']);
@@ -798,7 +798,7 @@ export function toScriptError(e: unknown): unknown {
   return e;
 }
 
-/** The plain data the realm's model runtime is built from (realm-models.ts). */
+/** The plain data the realm's model runtime is built from (realm/41-models.js). */
 export function describe(
   schema: ModelSchema,
   options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[]; imageKey?: string; perm?: boolean } = {},

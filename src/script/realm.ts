@@ -29,7 +29,7 @@ import { ScriptRedirect, type FlashMessage } from './redirect.js';
 type RealmValue = unknown;
 type RealmFunction = (...args: unknown[]) => unknown;
 
-/** What realm-source.ts returns (see there). */
+/** What the realm's code (realm/*.js, assembled by realm-source.ts) returns: its kit (realm/50-freeze.js). */
 export interface RealmKit {
   G: object;
   K: object;
@@ -58,7 +58,7 @@ export interface RealmKit {
   newSafeHtml(html: string): object;
   safeHtmlValue(o: unknown): string | undefined;
   richTextValue(o: unknown): { text: string; key: string } | undefined;
-  /** An image of a record (realm-models.ts ImageRef): its id and its app's image key. */
+  /** An image of a record (realm/41-models.js ImageRef): its id and its app's image key. */
   imageValue(o: unknown): { id: string; key: string | null } | undefined;
   newRedirect(path: string, query: ReadonlyArray<readonly [string, string]>, hash: string, messages: readonly FlashMessage[], failed: boolean): object;
   redirectState(o: unknown):
@@ -72,12 +72,12 @@ export interface RealmKit {
   subscribe(p: unknown, onValue: (v: unknown) => void, onError: (e: unknown) => void): void;
   bridge(invoke: (self: unknown, args: unknown[], isNew: boolean) => unknown, name?: string): RealmFunction;
   freeze<T>(o: T): T;
-  /** Installs one app's models (realm-models.ts): the namespace object of `'📦'`. */
+  /** Installs one app's models (realm/41-models.js): the namespace object of `'📦'`. */
   models(descriptor: unknown, channel: RealmFunction): Record<string, unknown>;
   modelErrorInfo(e: unknown): { kind: 'notFound' | 'invalid'; message: string; messages: unknown } | undefined;
-  /** The visitor effects a request's scripts recorded (realm-visitor.ts), taken once. */
+  /** The visitor effects a request's scripts recorded (realm/42-visitor.js), taken once. */
   takeEffects(b: RealmBudget): RequestEffects | undefined;
-  /** A form type for scripts (realm-models.ts): `submit`, `validate`, `get`, and one per group. */
+  /** A form type for scripts (realm/41-models.js): `submit`, `validate`, `get`, and one per group. */
   formType(ns: Record<string, unknown>, key: string, groups: string[]): object;
   /** The notification types of an app (`'📡'`), by name. */
   notifications(ns: Record<string, unknown>): Record<string, unknown>;
@@ -96,12 +96,12 @@ export interface RealmKit {
   modelLink(ns: unknown, model: string, id: string, row?: unknown): unknown;
 }
 
-/** A run object of the realm (fields read by generated code; see realm-source.ts). */
+/** A run object of the realm (fields read by generated code; see realm/20-budgets.js). */
 export interface RealmRun {
   finish(): void;
 }
 
-/** A request budget of the realm (see realm-source.ts Budget). */
+/** A request budget of the realm (see realm/20-budgets.js Budget). */
 export interface RealmBudget {
   readonly __budget: true;
 }
@@ -639,7 +639,7 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
 }
 
 /**
- * A record, link, hierarchy value, list, query or model as a view reads it (realm-models.ts
+ * A record, link, hierarchy value, list, query or model as a view reads it (realm/41-models.js
  * viewValue), computed with the request's budget current (it may load records). Records and links
  * keep their realm value behind the host copy, so that a view passing one back to a script
  * function (`{{#Note.list list as n}}`) passes the record itself.
@@ -998,7 +998,7 @@ export function registerImages(key: string, make: (id: string) => unknown): void
 }
 
 /**
- * Installs one app's models in the realm (realm-models.ts): `descriptor` is plain data, `channel`
+ * Installs one app's models in the realm (realm/41-models.js): `descriptor` is plain data, `channel`
  * the host function every query, write and value check goes through. Returns `'📦'`: each model
  * (and global embedded type) as a shared realm value.
  */
@@ -1021,7 +1021,7 @@ export function installModels(
   };
 }
 
-/** What a request's scripts asked for besides their answer (realm-visitor.ts): plain data. */
+/** What a request's scripts asked for besides their answer (realm/42-visitor.js): plain data. */
 export interface RequestEffects {
   messages: Array<{ type: 'success' | 'info' | 'warning' | 'error'; field?: string; value: string }>;
   data: Record<string, string>;
