@@ -105,7 +105,7 @@ export function overBudget(id: string, code: Code): ErrorReply {
 
 /** 503: a script failed with an error that is not for the client and says the server cannot answer now. */
 export function unavailableNow(id: string, code: Code): ErrorReply {
-  return answer(503, code, `The server cannot answer this request now; try again in a moment. The error was logged with id ${id}.`);
+  return answer(503, code, `The service is unavailable for this request now; try again in a moment. The error was logged with id ${id}.`);
 }
 
 /**
@@ -115,6 +115,7 @@ export function unavailableNow(id: string, code: Code): ErrorReply {
 export function scriptError(failure: { status: number; code: Code; message?: string; limit?: true }, id: string): ErrorReply {
   if (failure.message !== undefined) return answer(failure.status, failure.code, failure.message);
   if (failure.limit) return overBudget(id, failure.code);
+  if (failure.code === 'LW_STORE_UNAVAILABLE') return storeUnavailable();
   if (failure.status === 503) return unavailableNow(id, failure.code);
   return { ...internalError(id, failure.code), status: failure.status };
 }
