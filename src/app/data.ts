@@ -24,16 +24,13 @@ import {
   type ModelDefinition,
   type ModelSchema,
 } from '../models/index.js';
-import { currentBudgetToken, installModels, registerImages, registerRichText, type ModelShape } from '../script/index.js';
+import { currentBudgetToken, installModels, ViewRenderers, type ModelShape } from '../script/index.js';
 import { ensureImageTables } from '../images/index.js';
 import { storeNotOpen } from './answers.js';
 import { ImageService } from './images.js';
 import { AuthService } from './auth.js';
 import { permissionScope, RequestPermissions, UserStore, type AuthConfig, type ContainerKey, type Operation, type ProfileRoles } from '../auth/index.js';
 import { RichTextRenderer } from '../content/index.js';
-
-/** Loads of the process: keys of rich-text makers are unique per load. */
-let loads = 0;
 import { AppStore, StoreError, type DataSession, type QuerySpec, type WriteOp } from '../store/index.js';
 import { loadSecret, randomText, Signer, VisitorStore, type Visitor, type VisitorContext } from '../session/index.js';
 import { defaultForm, enteredTexts, readSubmission, type FormType } from '../forms/index.js';
@@ -140,6 +137,8 @@ export class AppData {
   readonly #formType: (key: string, groups: string[]) => unknown;
   /** Renderers of the Markdown and html fields by rich-text key; '' renders `Model.markdown(text)`. */
   readonly #renderers = new Map<string, RichTextRenderer>([['', new RichTextRenderer(undefined, {}, 500)]]);
+  /** What the app's views render its rich text and images with (its requests' budgets carry it). */
+  readonly renderers: ViewRenderers;
 
   /** Per model, the containers (`Model:id`) whose profiles give roles over its records (users on). */
   readonly #containerKeys = new Map<string, (row: readonly unknown[]) => ContainerKey[]>();
@@ -151,8 +150,10 @@ export class AppData {
   /** Per model, the field its natural order reads (a hierarchy, else `order: true`), as store/tables.ts orders. */
   readonly #orderField = new Map<string, string>();
 
-  constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map(), users = false) {
+  /** `renderers`: the app's (one per app load, shared with its StaticData). */
+  constructor(schema: ModelSchema, notifications: ReadonlyMap<string, NotificationDefinition> = new Map(), users = false, renderers = new ViewRenderers()) {
     this.schema = schema;
+    this.renderers = renderers;
     for (const m of schema.models.values()) {
       if (m.kind !== 'profile') continue;
       if (m.container === undefined) this.#topProfiles.push(m);
@@ -184,20 +185,20 @@ export class AppData {
       }),
     );
     // Markdown and html fields render with their `render:` options; views and scripts get rich-text values (html(options), sections()…).
-    const prefix = `📦#${++loads}:`;
+    const prefix = '📦:';
     for (const m of [...schema.models.values(), ...schema.embedded.values()]) {
       for (const f of m.fields) {
         if (f.type !== 'markdown' && f.type !== 'html') continue;
         const renderer = new RichTextRenderer(f.render, {}, 500, f.type);
         this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
-        registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
+        renderers.registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
     }
     const imageFields = new Map<string, { public: boolean }>();
     for (const m of schema.models.values()) for (const f of m.fields) if (f.type === 'image') imageFields.set(`${m.name}.${f.name}`, { public: f.public === true });
     this.imageFields = imageFields;
     if (imageFields.size) {
-      registerImages(prefix + 'image', (id) => {
+      renderers.registerImages(prefix + 'image', (id) => {
         if (!this.images) throw storeNotOpen();
         return this.images.view(id);
       });

@@ -30,7 +30,7 @@ import { walkApp, type WalkedFile } from './walk.js';
 import { notFound } from './answers.js';
 import { compileNotFound, compileRouteEndpoint, messagesGlobal, type CompileContext, type ErrorPage } from './compile.js';
 import { compileSuppliers } from './compile-suppliers.js';
-import { DEFAULT_LIMITS } from '../script/index.js';
+import { DEFAULT_LIMITS, ViewRenderers } from '../script/index.js';
 import { checkMistakes } from './mistakes.js';
 import { readSettings, type AppSettings } from './settings.js';
 import { PROPERTIES_FILE, readConnectors, readProperties, readStaticContent, type AppProperties } from '../content/index.js';
@@ -292,7 +292,9 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     // Models: the realm's '📦' namespace now; the store is connected at start (App.data.open).
     // Visitor features (messages, forms, notifications, e-mail) keep their state in the store too.
     const visitorState = usesVisitorState(files, scanText);
-    const data = models.models.size || models.embedded.size || auth.enabled || visitorState ? new AppData(models, notifications, auth.enabled) : undefined;
+    // How this load's views render rich text and images: this app's own, carried by its requests.
+    const renderers = new ViewRenderers();
+    const data = models.models.size || models.embedded.size || auth.enabled || visitorState ? new AppData(models, notifications, auth.enabled, renderers) : undefined;
     if (data && auth.enabled) data.authConfig = auth;
     if (data) data.sendsMail = sendsMail(files, scanText);
     if (data && mount !== undefined) data.mount = mount;
@@ -325,7 +327,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       const m = def.form === 'field' && /^\/[^/{}]+$/.test(key) ? STATIC_FIELD.exec(def.field) : null;
       if (m) pages.set(m[1]!, m[2]!);
     }
-    const content = staticContent.schema.models.size ? new StaticData(staticContent, pages, { prerender }) : undefined;
+    const content = staticContent.schema.models.size ? new StaticData(staticContent, pages, { prerender, renderers }) : undefined;
     const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
     const paramModel = (p: ParamValue): string | undefined => {
       const def = paramDef(p);
@@ -338,7 +340,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       const cfg = files.find((f) => f.path === yaml && f.kind === 'endpoint-config');
       return cfg ? readEndpointAuth(tree.read(yaml) ?? '', yaml, auth.roles, diagnostics) : undefined;
     };
-    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content };
+    const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content, renderers };
     modules.properties = properties;
     modules.globals = Object.freeze({ '🎨': properties.namespace, Messages: messagesGlobal(undefined) });
     const icon = classified.get('/🎛.svg');

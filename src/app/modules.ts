@@ -8,7 +8,7 @@
 import { LanewayError, type Code } from '../diag/index.js';
 import type { ParamValue } from '../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../script/index.js';
-import { openScriptValue, withViewMembers, ScriptBudget, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects } from '../script/index.js';
+import { openScriptValue, withViewMembers, ScriptBudget, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../script/index.js';
 import { secureContext, Visitor } from '../session/index.js';
 import { formView, freshFormView, type FormType, type FormViewValue } from '../forms/index.js';
 import type { CompiledView, RenderOutput } from '../template/index.js';
@@ -56,6 +56,8 @@ export interface ModuleSystem {
   data?: AppData | undefined;
   /** The app's static models and their documents (`'🗄'`; absent when /🗄/ defines none). */
   content?: StaticData | undefined;
+  /** What the app's views render rich text and images with (given to each request's budget). */
+  renderers?: ViewRenderers | undefined;
   /** The limits of every request's budget (DEFAULT_LIMITS with the app's `limits:` of /🎛.yaml). */
   limits: ScriptLimits;
   /** The properties of /🎨.scss (`'🎨'`, and the `🎨` root of views); made at load. */
@@ -212,7 +214,7 @@ export class RequestScope {
    */
   budget(): ScriptBudget {
     if (this.#budget) return this.#budget;
-    this.#budget = new ScriptBudget(this.#system.limits, this.scriptRequest());
+    this.#budget = new ScriptBudget(this.#system.limits, this.scriptRequest(), this.#system.renderers);
     this.#system.data?.bind(budgetToken(this.#budget), this.dataRequest());
     return this.#budget;
   }

@@ -9,10 +9,7 @@ import { LanewayError } from '../diag/index.js';
 import { DocumentIndex, type DocumentQuery, type StaticContent } from '../content/index.js';
 import type { ModelSchema } from '../models/index.js';
 import { RichTextRenderer } from '../content/index.js';
-import { installModels, registerRichText, type ModelShape } from '../script/index.js';
-
-/** Loads of the process: keys of rich-text makers are unique per load. */
-let loads = 0;
+import { installModels, ViewRenderers, type ModelShape } from '../script/index.js';
 import { describe, hierarchyOp, shapeOf, toScriptError } from './data.js';
 
 export class StaticData {
@@ -32,8 +29,10 @@ export class StaticData {
   /**
    * `pages`: for the static models that have a page per document (a root `{name}.html` whose
    * parameter is `field: 🗄.Model.field`), that field: links to their documents become page URLs.
+   * `renderers`: what the app's views render rich text with (one per app load, ViewRenderers).
    */
-  constructor(content: StaticContent, pages: ReadonlyMap<string, string> = new Map(), options: { prerender?: boolean } = {}) {
+  constructor(content: StaticContent, pages: ReadonlyMap<string, string> = new Map(), options: { prerender?: boolean; renderers?: ViewRenderers } = {}) {
+    const renderers = options.renderers ?? new ViewRenderers();
     this.content = content;
     this.schema = content.schema;
     this.index = new DocumentIndex(content);
@@ -42,13 +41,13 @@ export class StaticData {
     for (const [model, docs] of content.documents) aliases.set(model, new Map(docs.filter((d) => d.alias !== undefined).map((d) => [d.alias!, d.uid])));
     this.aliases = aliases;
     const context = { resolveLink: (path: string) => this.#pageUrl(path, pages) };
-    const prefix = `🗄#${++loads}:`;
+    const prefix = '🗄:';
     for (const m of [...content.schema.models.values(), ...content.schema.embedded.values()]) {
       for (const f of m.fields) {
         if (f.type !== 'markdown' && f.type !== 'html') continue;
         const renderer = new RichTextRenderer(f.render, context, undefined, f.type);
         this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
-        registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
+        renderers.registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
     }
     // Rendered at load, with the field's options: a page request never parses Markdown for them

@@ -157,7 +157,8 @@ export class ScriptBudget {
   /** @internal Host wrappers of script functions, made for this request (on first use). */
   wrappers: Map<object, (...args: unknown[]) => unknown> | undefined;
 
-  constructor(limits: ScriptLimits, request: { path: string; readonly url: string } | RealmBudget) {
+  /** `renderers`: those of the request's app, for the rich text and images its views show (ViewRenderers). */
+  constructor(limits: ScriptLimits, request: { path: string; readonly url: string } | RealmBudget, renderers?: ViewRenderers) {
     this.limits = limits;
     if (!('path' in request)) {
       this.realm = request; // the host side of a budget that exists already (see currentBudget)
@@ -172,6 +173,7 @@ export class ScriptBudget {
       }
     };
     this.realm = getRealm().kit.newBudget(limits, request.path, origin);
+    if (renderers) budgetRenderers.set(this.realm, renderers);
   }
 
   /**
@@ -586,12 +588,12 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
     if (html !== undefined) return new WebSafe(html);
     const rich = kit.richTextValue(obj);
     if (rich !== undefined) {
-      const make = richTextMakers.get(String(rich.key));
+      const make = renderersOf(state)?.richText(String(rich.key));
       if (make) return make(String(rich.text));
     }
     const image = kit.imageValue(obj);
     if (image !== undefined) {
-      const make = image.key === null ? undefined : imageMakers.get(String(image.key));
+      const make = image.key === null ? undefined : renderersOf(state)?.images(String(image.key));
       return make ? make(String(image.id)) : null;
     }
   }
@@ -978,23 +980,47 @@ export function hostErrorOf(e: unknown): unknown {
   return e !== null && typeof e === 'object' ? hostErrors.get(e) : undefined;
 }
 
-/** Makers of the host value of a Markdown field for views, by field key (see registerRichText). */
-const richTextMakers = new Map<string, (text: string) => unknown>();
-
 /**
- * Registers how a Markdown field's value reaches views: `key` is the field's `rk` in the model
- * descriptor (unique per app load), `make` turns the Markdown source into the host value.
+ * How one loaded app's rich-text and image values become host values in views (`{{{post.body}}}`,
+ * `{{{post.image}}}`, `post.image.width`): the maker of each Markdown and html field by its
+ * rich-text key (`rk` in the model descriptor) and of its images by its image key. Each app load
+ * has its own (src/app/load.ts gives it to the app's AppData and StaticData), and a request finds
+ * its app's through its budget (RequestScope): nothing global refers to one, so it goes with the
+ * app a reload replaces, and two apps of one process (a nested site) never use each other's.
  */
-export function registerRichText(key: string, make: (text: string) => unknown): void {
-  richTextMakers.set(key, make);
+export class ViewRenderers {
+  readonly #richText = new Map<string, (text: string) => unknown>();
+  readonly #images = new Map<string, (id: string) => unknown>();
+
+  /** How a Markdown or html field's value reaches views: `make` turns its source into the host value. */
+  registerRichText(key: string, make: (text: string) => unknown): void {
+    this.#richText.set(key, make);
+  }
+
+  /** What the app's images become in views. */
+  registerImages(key: string, make: (id: string) => unknown): void {
+    this.#images.set(key, make);
+  }
+
+  /** @internal */
+  richText(key: string): ((text: string) => unknown) | undefined {
+    return this.#richText.get(key);
+  }
+
+  /** @internal */
+  images(key: string): ((id: string) => unknown) | undefined {
+    return this.#images.get(key);
+  }
 }
 
-/** How a view sees an image (src/app/images.ts), by the image key of an app's models. */
-const imageMakers = new Map<string, (id: string) => unknown>();
+/** The renderers of the app whose request a budget is, by its realm budget (see ScriptBudget). */
+const budgetRenderers = slots<object, ViewRenderers>();
 
-/** Registers what an app's images become in views (`{{{post.image}}}`, `post.image.width`). */
-export function registerImages(key: string, make: (id: string) => unknown): void {
-  imageMakers.set(key, make);
+/** The renderers of the request a value goes to: the state's budget, else the budget running now. */
+function renderersOf(state: HostState): ViewRenderers | undefined {
+  const budget = state.budget?.realm ?? getRealm().kit.current();
+  const r = budget === null ? undefined : budgetRenderers.get(budget);
+  return r;
 }
 
 /**
