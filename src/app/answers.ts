@@ -117,8 +117,18 @@ export function scriptError(failure: { status: number; code: Code; message?: str
   if (failure.limit) return overBudget(id, failure.code);
   if (failure.code === 'LW_STORE_UNAVAILABLE') return storeUnavailable();
   if (failure.status === 503) return unavailableNow(id, failure.code);
+  const words = CLIENT_ERROR_WORDS[failure.status];
+  if (words !== undefined) return answer(failure.status, failure.code, words);
   return { ...internalError(id, failure.code), status: failure.status };
 }
+
+/** What a script's 4xx says when its error carries no message for the client. */
+const CLIENT_ERROR_WORDS: Readonly<Record<number, string>> = {
+  400: 'Bad request.',
+  403: 'Forbidden.',
+  404: 'Not found.',
+  422: 'The submitted values are not valid.',
+};
 
 /** 503: the app has `events: max-streams` event streams open already. */
 export function tooManyStreams(): ErrorReply {
