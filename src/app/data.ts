@@ -241,7 +241,6 @@ export class AppData {
     }
     if (this.sendsMail) {
       const engine = this.store.engine;
-      const dataDir = resolveDataDir(appDir, options.dataDir);
       try {
         await ensureMailTables(engine);
         this.mail = new MailWorker(engine, { dataDir, transport: mailTransportFromEnv(process.env, dataDir), log: options.log ?? STDERR_LOG });
@@ -253,7 +252,6 @@ export class AppData {
     }
     if (this.imageFields.size) {
       const engine = this.store.engine;
-      const dataDir = resolveDataDir(appDir, options.dataDir);
       try {
         await ensureImageTables(engine);
         const dir = process.env.LANEWAY_IMAGES_DIR ? path.resolve(process.env.LANEWAY_IMAGES_DIR) : path.join(dataDir, 'images');

@@ -1019,8 +1019,7 @@ const budgetRenderers = slots<object, ViewRenderers>();
 /** The renderers of the request a value goes to: the state's budget, else the budget running now. */
 function renderersOf(state: HostState): ViewRenderers | undefined {
   const budget = state.budget?.realm ?? getRealm().kit.current();
-  const r = budget === null ? undefined : budgetRenderers.get(budget);
-  return r;
+  return budget == null ? undefined : budgetRenderers.get(budget);
 }
 
 /**
