@@ -315,43 +315,59 @@ export interface SignInFrame {
 }
 
 /**
- * Wraps an endpoint with the auth mode of its directory. `required`: a visitor who is not signed
- * in is sent to the site's `/auth/` page with the page asked for as `?next=` (a JSON client, or
- * a write, gets 401), and the answer is a single-user page. In a nested site both are written for
- * its mount (`/app/auth/?next=%2Fapp%2Fpage`: mountSignInRedirect, called by mounts.ts); with
- * `frame`, to the sign-in page of the site above (SignInFrame). `required` and `optional`: the
- * signed-in user is read once here (one indexed read) for `Me`. `none`: users do not apply.
+ * The sign-in gate of an endpoint (a step of the pipeline, pipeline.ts): the auth mode of its
+ * directory. `required`: a visitor who is not signed in is sent to the site's `/auth/` page with
+ * the page asked for as `?next=` (a JSON client, or a write, gets 401), and the answer is a
+ * single-user page. In a nested site both are written for its mount
+ * (`/app/auth/?next=%2Fapp%2Fpage`: mountSignInRedirect, called by mounts.ts); with `frame`, to
+ * the sign-in page of the site above (SignInFrame). `required` and `optional`: the signed-in user
+ * is read once here (one indexed read) for `Me`. Mode `none` has no gate.
  */
-export function withAuthGate(endpoint: Endpoint, mode: AuthMode, data: GateData, frame?: SignInFrame): Endpoint {
-  if (mode === 'none') return endpoint;
-  const inner = endpoint.handle.bind(endpoint);
-  const required = mode === 'required';
-  const prefix = frame?.prefix ?? '';
-  const signInArea = frame?.page ?? '/auth/';
-  return {
-    ...endpoint,
-    handle(req: RequestInfo): Reply | Promise<Reply> {
-      const auth = data.auth;
-      const visitors = data.visitors;
-      if (!auth || !visitors) return storeUnavailable();
-      const sid = visitors.signer.readSid(parseCookies(req.headers.cookie).get('sid'));
-      const go = (user: SignedInUser | undefined): Reply | Promise<Reply> => {
-        if (user) return inner({ ...req, user, signedInOnly: required });
-        if (!required) return inner({ ...req, user: null });
-        const asked = prefix + req.path;
-        const page = (req.method === 'GET' || req.method === 'HEAD') && !req.acceptsJson && !asked.startsWith(signInArea);
-        if (!page) return signInFirst();
-        const next = asked + (req.query ? `?${req.query}` : '');
-        return frame ? signInAt(frame.page, next) : signInRedirect(next);
-      };
-      try {
-        const user = auth.userOf(sid);
-        return user instanceof Promise ? user.then(go, storeFailed) : go(user);
-      } catch (e) {
-        return storeFailed(e);
-      }
-    },
-  };
+export interface SignInGate {
+  required: boolean;
+  data: GateData;
+  frame?: SignInFrame;
+}
+
+/** The gate of an endpoint in an area of mode `mode`; undefined for `none` (users do not apply). */
+export function signInGate(mode: AuthMode, data: GateData, frame?: SignInFrame): SignInGate | undefined {
+  if (mode === 'none') return undefined;
+  return { required: mode === 'required', data, ...(frame && { frame }) };
+}
+
+/**
+ * Step 1 and 2 of the pipeline: sets `req.user` (and `req.signedInOnly`) and lets the request go
+ * on (undefined), or answers (a redirect to the sign-in page, 401, 503).
+ */
+export function passSignIn(gate: SignInGate, req: RequestInfo): Reply | undefined | Promise<Reply | undefined> {
+  const auth = gate.data.auth;
+  const visitors = gate.data.visitors;
+  if (!auth || !visitors) return storeUnavailable();
+  const sid = visitors.signer.readSid(parseCookies(req.headers.cookie).get('sid'));
+  try {
+    const user = auth.userOf(sid);
+    return user instanceof Promise ? user.then((u) => admit(gate, req, u), storeFailed) : admit(gate, req, user);
+  } catch (e) {
+    return storeFailed(e);
+  }
+}
+
+function admit(gate: SignInGate, req: RequestInfo, user: SignedInUser | undefined): Reply | undefined {
+  if (user) {
+    req.user = user;
+    req.signedInOnly = gate.required;
+    return undefined;
+  }
+  if (!gate.required) {
+    req.user = null;
+    return undefined;
+  }
+  const frame = gate.frame;
+  const asked = (frame?.prefix ?? '') + req.path;
+  const page = (req.method === 'GET' || req.method === 'HEAD') && !req.acceptsJson && !asked.startsWith(frame?.page ?? '/auth/');
+  if (!page) return signInFirst();
+  const next = asked + (req.query ? `?${req.query}` : '');
+  return frame ? signInAt(frame.page, next) : signInRedirect(next);
 }
 
 /**

@@ -11,7 +11,8 @@ import { compileView, isTemplate, type CompiledView, type RenderOutput, type Vie
 import type { ClassifiedFile } from './classify.js';
 import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from './endpoint.js';
 import { effectsProblem, settleVisitor } from './visitors.js';
-import { conflictJson, imageNotUploaded, internalError, overBudget, platformModule, refused, scriptError, storeUnavailableLogged } from './answers.js';
+import { commitWrites } from './commit.js';
+import { imageNotUploaded, internalError, overBudget, platformModule, refused, scriptError, storeUnavailableLogged } from './answers.js';
 import { checkMailMessage, enqueueMail } from '../mail/index.js';
 import { attachImages } from '../images/index.js';
 import type { Flash } from '../session/index.js';
@@ -377,16 +378,8 @@ function compileScriptEndpoint(
       await tx.writer.rollback();
       return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message);
     }
-    try {
-      await tx.writer.commit();
-    } catch (e) {
-      // A write held back until the commit (PostgreSQL) may meet a unique value: 409, as in a script.
-      const mapped = tx.session.commitError(e);
-      if (mapped instanceof LanewayError && mapped.status === 409) {
-        return reply(req, { kind: 'json', status: 409, body: conflictJson(mapped.message), failed: true }, outcome);
-      }
-      return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message, true);
-    }
+    const failed = await commitWrites(tx, ctx.modules.log, req.id, file.path);
+    if (failed) return failed;
     if (mails) void data!.mail?.kick();
     if (images?.size) void data!.images?.worker.kick();
     return withHeaders(reply(req, settled.answer, outcome), settled.headers);

@@ -28,7 +28,7 @@ export interface RequestInfo {
   /** Whether the client prefers JSON over HTML (Accept). */
   acceptsJson: boolean;
   /** The record id of each model-backed parameter (model-params.ts), once resolved. */
-  paramIds?: ReadonlyMap<ParamValue, string>;
+  paramIds?: Map<ParamValue, string>;
   /**
    * The signed-in user (null: a visitor who is not signed in), read by the auth gate in areas
    * with `auth: required` or `optional`; undefined where users do not apply.
@@ -41,7 +41,7 @@ export interface RequestInfo {
   /** Users: the request's permissions when the endpoint's gate needed them first (`👤: {only}`). */
   permissions?: RequestPermissions;
   /** The record each model-backed parameter named, as the store read it at the path match. */
-  paramRows?: ReadonlyMap<ParamValue, unknown[]>;
+  paramRows?: Map<ParamValue, unknown[]>;
   /** Reads the whole body, enforcing the app's body limit (rejects with a 413 LanewayError). */
   readBody(): Promise<Buffer>;
 }

@@ -26,7 +26,8 @@ import { LanewayError, type Code, type DiagnosticList } from '../diag/index.js';
 import { compileScript, outcomeToResponse, ScriptThrownError, serializeScriptValue, type RunOutcome, type ScriptBudget } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
 import type { DataSession, Writer } from '../store/index.js';
-import { conflictJson, eventsNotAFunction, scriptError, storeUnavailableLogged } from './answers.js';
+import { eventsNotAFunction, scriptError, storeUnavailableLogged } from './answers.js';
+import { commitWrites } from './commit.js';
 import type { ClassifiedFile } from './classify.js';
 import type { DataRequest } from './data.js';
 import type { Endpoint, EventSettings, EventSink, Reply, RequestInfo } from './endpoint.js';
@@ -139,16 +140,8 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
       return failure(req, outcome);
     }
     if (tx) {
-      try {
-        await tx.writer.commit();
-      } catch (e) {
-        // A write held back until the commit (PostgreSQL) may meet a unique value: 409, as in a script.
-        const mapped = tx.session.commitError(e);
-        if (mapped instanceof LanewayError && mapped.status === 409) {
-          return { type: 'body', status: 409, contentType: JSON_TYPE, body: conflictJson(mapped.message), headers: { 'Cache-Control': 'no-store' } };
-        }
-        return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message, true);
-      }
+      const failed = await commitWrites(tx, modules.log, req.id, file.path);
+      if (failed) return failed;
     }
     // From here on the script only reads: every call gets a read session of its own.
     let request: DataRequest | undefined;

@@ -37,13 +37,14 @@ import { PROPERTIES_FILE, readConnectors, readProperties, readStaticContent, typ
 import { readModelDefinitions, type ModelSchema } from '../models/index.js';
 import { readNotifications } from '../mail/index.js';
 import { readAuthConfig, readEndpointAuth, type EndpointAuth } from '../auth/index.js';
-import { withPermissions } from './permissions.js';
-import { providerOrigins, withAuthGate, type InheritedAuth } from './auth.js';
+import { endpointPermissions } from './permissions.js';
+import { providerOrigins, signInGate, type InheritedAuth } from './auth.js';
+import { routeEndpoint, type Route } from './pipeline.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
-import { isPathUid, withModelParams, withStaticParams } from './model-params.js';
-import { checkMountRoutes, createCatalog, mountEndpoint, mountReply, overrideProperties, readMounts, realDir, type MountSpec } from './mounts.js';
+import { isPathUid, StaticParams } from './model-params.js';
+import { checkMountRoutes, createCatalog, mountReply, overrideProperties, readMounts, realDir, type MountSpec } from './mounts.js';
 import { checkModelParams, STATIC_FIELD, paramDefinitionOf, readParamDefinitions, type ParamDefinition } from './params.js';
 import type { AppOptions, LoadOptions } from './options.js';
 import type { BuildSession } from './build-cache.js';
@@ -307,19 +308,21 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     /** Whether a file answers in an `auth: required` area: only signed-in visitors get it, and no shared cache keeps it. */
     const isProtected = (path: string): boolean => signIn !== undefined || (auth.enabled && auth.modeFor(path) === 'required');
     /**
-     * The auth gate and the mount of a routed answer, decided here once per file (docs/security.md
-     * "What a protected area gates"): an endpoint that is not gated costs nothing per request.
-     * `ready`: a file served as it is (static files, fingerprinted assets), which users do not
-     * change outside `auth: required`; `mounted`: whether the answer is written for the mount anyway.
+     * The steps before an endpoint (pipeline.ts), decided here once per file (docs/security.md
+     * "What a protected area gates"): an endpoint without steps is the router's value itself and
+     * costs nothing per request. `ready`: a file served as it is (static files, fingerprinted
+     * assets), which users do not change outside `auth: required`; `mounted`: whether the answer
+     * is written for the mount anyway. `more`: the steps of path parameters and permissions.
      */
-    const gated = (endpoint: Endpoint, path: string, ready: boolean, mounted: boolean): Endpoint => {
-      let value = endpoint;
+    const routed = (endpoint: Endpoint, path: string, ready: boolean, mounted: boolean, more?: Omit<Route, 'endpoint'>): Endpoint => {
+      const route: Route = { endpoint, ...more };
       const mode = auth.enabled ? auth.modeFor(path) : 'none';
       const own = data !== undefined && auth.enabled && (!ready || mode === 'required');
-      if (own) value = withAuthGate(value, mode, data);
-      if (mount !== undefined && (mounted || own)) value = mountEndpoint(value, mount);
-      if (signIn !== undefined) value = withAuthGate(value, 'required', signIn.data, { page: signIn.page, prefix: mount ?? '' });
-      return value;
+      const gate = own ? signInGate(mode, data) : undefined;
+      if (gate) route.signIn = gate;
+      if (mount !== undefined && (mounted || own)) route.mount = { prefix: mount, pages: new WeakMap() };
+      if (signIn !== undefined) route.parentSignIn = signInGate('required', signIn.data, { page: signIn.page, prefix: mount ?? '' });
+      return routeEndpoint(route);
     };
     // Static models with a page per document: a root {name}.html whose 🔗.yaml names one of their fields.
     const pages = new Map<string, string>();
@@ -329,6 +332,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     }
     const content = staticContent.schema.models.size ? new StaticData(staticContent, pages, { prerender, renderers }) : undefined;
     const paramDef = (p: ParamValue): ParamDefinition | undefined => paramDefinitionOf(params, p);
+    let staticParams: StaticParams | undefined;
     const paramModel = (p: ParamValue): string | undefined => {
       const def = paramDef(p);
       return def?.form === 'field' ? /^📦\.(\w+)\./.exec(def.field)?.[1] : undefined;
@@ -403,17 +407,16 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       const endpoint = compileRouteEndpoint(file, spec, ctx, make);
       if (endpoint) {
         const dynamic = spec.segments.some((x) => x.type !== 'literal');
-        let value = endpoint;
+        const steps: Omit<Route, 'endpoint'> = {};
+        if (content && dynamic) steps.staticParams = staticParams ??= new StaticParams(content, paramDef);
+        if (data && dynamic) steps.modelParams = { data, paramDef };
         // Users: each model operation is checked against the file's scope and its `👤:` configuration.
         if (data && auth.enabled && kind !== 'static') {
           const config = endpointAuth(file.path);
-          value = withPermissions(value, { file: file.path, as: config?.as ?? [] }, config?.only ?? [], data, auth, paramModel);
+          steps.permissions = endpointPermissions({ file: file.path, as: config?.as ?? [] }, config?.only ?? [], data, auth, paramModel);
         }
-        if (data && dynamic) value = withModelParams(value, data, paramDef);
-        if (content && dynamic) value = withStaticParams(value, content, paramDef);
         // Users: the auth mode of the file's directory decides before anything else runs.
-        value = gated(value, file.path, kind === 'static', true);
-        entries.push({ spec, value });
+        entries.push({ spec, value: routed(endpoint, file.path, kind === 'static', true, steps) });
       }
     }
     warnConfigsWithoutScript(files, diagnostics);
@@ -441,12 +444,12 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       const asset = withCacheControl(assetOf(guarded ? 'private-fingerprinted' : 'fingerprinted', byPath.get(served.file)!, body, contentTypeOf(served.file.endsWith('.scss') ? 'x.css' : served.file)), guarded ? privately(IMMUTABLE) : IMMUTABLE);
       const reply: Reply = { type: 'asset', asset };
       const value: Endpoint = { kind: 'static', method: 'GET', pattern: formatPattern(spec), file: served.file, dir: served.file.slice(0, served.file.lastIndexOf('/')), handle: () => reply };
-      entries.push({ spec: { ...spec, file: served.file }, value: gated(value, served.file, true, false) });
+      entries.push({ spec: { ...spec, file: served.file }, value: routed(value, served.file, true, false) });
     }
     reportConflicts(entries, diagnostics);
     checkMountRoutes(mountSpecs, entries, diagnostics);
     // The redirect of a nested site's index goes to its own /d/ (written for the mount like its other redirects).
-    addIndexRedirects(entries, (value) => gated(value, value.file, false, true));
+    addIndexRedirects(entries, (value) => routed(value, value.file, false, true));
 
     // 7 (continued). The router and the ⚡NotFound.html lookup.
     const takesPaths = new WeakMap<ParamDefinition, boolean>();

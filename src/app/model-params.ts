@@ -33,31 +33,37 @@ interface Resolved {
 
 type Resolution = Reply | Resolved;
 
+/** The model-backed parameters of an app's endpoints (a step of the pipeline, pipeline.ts). */
+export interface ModelParams {
+  data: AppData;
+  paramDef(p: ParamValue): ParamDefinition | undefined;
+}
+
 /**
- * Wraps the endpoints of an app whose 🔗.yaml files name models: each request first resolves its
- * model-backed parameters (one indexed lookup each).
+ * Step 4 of the pipeline: resolves the request's model-backed parameters (one indexed lookup
+ * each) into `req.paramIds` and `req.paramRows`, or answers (404, a redirect from an old uid, 503).
  */
-export function withModelParams(endpoint: Endpoint, data: AppData, paramDef: (p: ParamValue) => ParamDefinition | undefined): Endpoint {
-  const inner = endpoint.handle.bind(endpoint);
-  return {
-    ...endpoint,
-    handle(req: RequestInfo): Reply | Promise<Reply> {
-      let backed: Backed[] | undefined;
-      for (const p of req.params) {
-        const def = paramDef(p);
-        const m = def?.form === 'field' ? MODEL_FIELD.exec(def.field) : null;
-        if (m) (backed ??= []).push({ param: p, model: m[1]!, field: m[2]! });
-      }
-      if (!backed) return inner(req);
-      const done = (r: Resolution): Reply | Promise<Reply> => ('ids' in r ? inner({ ...req, paramIds: r.ids, paramRows: r.rows }) : r);
-      try {
-        const r = resolve(data, req, backed);
-        return r instanceof Promise ? r.then(done, storeFailed) : done(r);
-      } catch (e) {
-        return storeFailed(e);
-      }
-    },
+export function passModelParams(step: ModelParams, req: RequestInfo): Reply | undefined | Promise<Reply | undefined> {
+  let backed: Backed[] | undefined;
+  for (const p of req.params) {
+    const def = step.paramDef(p);
+    const m = def?.form === 'field' ? MODEL_FIELD.exec(def.field) : null;
+    if (m) (backed ??= []).push({ param: p, model: m[1]!, field: m[2]! });
+  }
+  if (!backed) return undefined;
+  const done = (r: Resolution): Reply | undefined => {
+    if (!('ids' in r)) return r;
+    if (req.paramIds) for (const [p, id] of req.paramIds) if (!r.ids.has(p)) r.ids.set(p, id);
+    req.paramIds = r.ids;
+    req.paramRows = r.rows;
+    return undefined;
   };
+  try {
+    const r = resolve(step.data, req, backed);
+    return r instanceof Promise ? r.then(done, storeFailed) : done(r);
+  } catch (e) {
+    return storeFailed(e);
+  }
 }
 
 const NOT_FOUND: Reply = notFound();
@@ -122,39 +128,43 @@ function oldUid(session: DataSession, req: RequestInfo, param: ParamValue, model
  * answers 404; a legacy uid (a document's front-matter `uid:` that differs from its path) answers
  * 301 (308 for a write) to the document's current URL.
  */
-export function withStaticParams(endpoint: Endpoint, content: StaticData, paramDef: (p: ParamValue) => ParamDefinition | undefined): Endpoint {
-  const inner = endpoint.handle.bind(endpoint);
-  // What each parameter definition names, worked out once.
-  const named = new WeakMap<ParamDefinition, { model: string; field: string; byId: boolean } | null>();
-  const backing = (def: ParamDefinition | undefined) => {
+export class StaticParams {
+  /** What each parameter definition names, worked out once. */
+  readonly #named = new WeakMap<ParamDefinition, { model: string; field: string; byId: boolean } | null>();
+
+  constructor(
+    readonly content: StaticData,
+    readonly paramDef: (p: ParamValue) => ParamDefinition | undefined,
+  ) {}
+
+  backing(def: ParamDefinition | undefined): { model: string; field: string; byId: boolean } | null {
     if (def === undefined) return null;
-    let b = named.get(def);
+    let b = this.#named.get(def);
     if (b === undefined) {
       const m = def.form === 'field' ? STATIC_FIELD.exec(def.field) : null;
-      b = m ? { model: m[1]!, field: m[2]!, byId: m[2] === 'id' || isPathUid(content, m[1]!, m[2]!) } : null;
-      named.set(def, b);
+      b = m ? { model: m[1]!, field: m[2]!, byId: m[2] === 'id' || isPathUid(this.content, m[1]!, m[2]!) } : null;
+      this.#named.set(def, b);
     }
     return b;
-  };
-  return {
-    ...endpoint,
-    handle(req: RequestInfo): Reply | Promise<Reply> {
-      let ids: Map<ParamValue, string> | undefined;
-      for (const p of req.params) {
-        const b = backing(paramDef(p));
-        if (b === null) continue;
-        const { model, field } = b;
-        const row = b.byId ? content.index.row(model, p.value) : content.index.select({ m: model, w: [[field, 'eq', p.value]], l: 1 })[0];
-        if (!row) {
-          const current = content.aliases.get(model)?.get(p.value);
-          return current === undefined ? NOT_FOUND : redirectTo(req, p, current);
-        }
-        // The id is the value itself for an id or path-uid parameter (the usual case): nothing to pass.
-        if (row[0] !== p.value) (ids ??= new Map(req.paramIds ?? [])).set(p, String(row[0]));
-      }
-      return ids ? inner({ ...req, paramIds: ids }) : inner(req);
-    },
-  };
+  }
+}
+
+/** Step 3 of the pipeline: the static-backed parameters' document ids into `req.paramIds`, or an answer (404, 301/308). */
+export function passStaticParams(step: StaticParams, req: RequestInfo): Reply | undefined {
+  const content = step.content;
+  for (const p of req.params) {
+    const b = step.backing(step.paramDef(p));
+    if (b === null) continue;
+    const { model, field } = b;
+    const row = b.byId ? content.index.row(model, p.value) : content.index.select({ m: model, w: [[field, 'eq', p.value]], l: 1 })[0];
+    if (!row) {
+      const current = content.aliases.get(model)?.get(p.value);
+      return current === undefined ? NOT_FOUND : redirectTo(req, p, current);
+    }
+    // The id is the value itself for an id or path-uid parameter (the usual case): nothing to pass.
+    if (row[0] !== p.value) (req.paramIds ??= new Map()).set(p, String(row[0]));
+  }
+  return undefined;
 }
 
 /** Whether `field` of a static model is its path uid (the document id). */

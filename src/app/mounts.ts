@@ -389,19 +389,6 @@ export function mountReply(reply: Reply, prefix: string, pages: WeakMap<object, 
   }
 }
 
-/** An endpoint of a mounted site, its answers written for the mount. */
-export function mountEndpoint(endpoint: Endpoint, prefix: string): Endpoint {
-  const pages = new WeakMap<object, Reply>();
-  const inner = endpoint.handle.bind(endpoint);
-  return {
-    ...endpoint,
-    handle(req) {
-      const r = inner(req);
-      return r instanceof Promise ? r.then((x) => mountReply(x, prefix, pages)) : mountReply(r, prefix, pages);
-    },
-  };
-}
-
 /**
  * The text of a properties file with the values of `overrides` (by name as written, `$` left out)
  * in place of the declared ones; `unknown` gets the names the file does not declare. Strings are

@@ -113,7 +113,9 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     if (error.status === 404 && !info.acceptsJson) {
       const page = app.notFoundPage(dir);
       if (page) {
-        const reply = await page.render(info);
+        // The page runs as a request of its own: not with what the endpoint's steps gave the request.
+        const { id, method, path, query, headers, params, acceptsJson, readBody } = info;
+        const reply = await page.render({ id, method, path, query, headers, params, acceptsJson, readBody });
         return sendReply(req, res, reply, dir, info);
       }
     }
