@@ -42,8 +42,11 @@ export interface RequestInfo {
   permissions?: RequestPermissions;
   /** The record each model-backed parameter named, as the store read it at the path match. */
   paramRows?: Map<ParamValue, unknown[]>;
-  /** Reads the whole body, enforcing the app's body limit (rejects with a 413 LanewayError). */
-  readBody(): Promise<Buffer>;
+  /**
+   * Reads the whole body, enforcing the app's body limit, or `limit` (rejects with a 413
+   * LanewayError past it). Read once: a second call gets the same body.
+   */
+  readBody(limit?: number): Promise<Buffer>;
 }
 
 /** Headers of a Reply; `Set-Cookie` may repeat. */
@@ -62,7 +65,16 @@ export type Reply =
    * An error the HTTP layer renders (HTML page or JSON). 404 uses the nearest ⚡NotFound.html.
    * `detail`: development mode only (file:line:column and a code frame), shown below the message.
    */
-  | { type: 'error'; status: number; code: Code; message: string; detail?: string }
+  | {
+      type: 'error';
+      status: number;
+      code: Code;
+      message: string;
+      detail?: string;
+      headers?: ReplyHeaders;
+      /** A line for the server's log, written by the HTTP layer with its logger (a built-in endpoint's failure). */
+      log?: { level: 'info' | 'error'; message: string; fields: Record<string, unknown> };
+    }
   /**
    * A server-sent event stream (`⏱` scripts, events.ts): the HTTP layer sends the head (200,
    * `text/event-stream`, `no-store`, never compressed), then `open`s the stream on the connection.
@@ -96,7 +108,8 @@ export interface EventSettings {
   maxStreams: number;
 }
 
-export type EndpointKind = 'script' | 'events' | 'view' | 'page' | 'static' | 'redirect';
+/** `service`: a built-in endpoint of an app with a store (`/__/images/*`, `/__/auth/*`). */
+export type EndpointKind = 'script' | 'events' | 'view' | 'page' | 'static' | 'redirect' | 'service';
 
 export interface Endpoint {
   kind: EndpointKind;
@@ -107,6 +120,8 @@ export interface Endpoint {
   file: string;
   /** Source directory the endpoint belongs to (for ⚡NotFound.html). */
   dir: string;
+  /** The endpoint checks the size of its body itself (image uploads): the app's body limit does not apply. */
+  ownBodyLimit?: true;
   handle(req: RequestInfo): Reply | Promise<Reply>;
 }
 

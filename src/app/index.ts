@@ -4,7 +4,7 @@ export type { AppOptions } from './options.js';
 export { BuildCache } from './build-cache.js';
 export { parseParamDefinition, type ParamDefinition } from './params.js';
 export { classifyFile, isPrivatePath, isPrivateDir, type ClassifiedFile, type FileKind } from './classify.js';
-export { Asset, contentTypeOf, takeFreshAssets, type Endpoint, type EndpointKind, type Reply, type RequestInfo } from './endpoint.js';
+export { Asset, contentTypeOf, takeFreshAssets, type Endpoint, type EndpointKind, type EventSettings, type Reply, type RequestInfo } from './endpoint.js';
 export { EVENT_DEFAULTS } from './events.js';
 export * as answers from './answers.js';
 export type { ErrorReply } from './answers.js';

@@ -40,6 +40,7 @@ import { readAuthConfig, readEndpointAuth, type EndpointAuth } from '../auth/ind
 import { endpointPermissions } from './permissions.js';
 import { providerOrigins, signInGate, type InheritedAuth } from './auth.js';
 import { routeEndpoint, type Route } from './pipeline.js';
+import { builtInRoutes } from './built-in.js';
 import type { ModuleSystem } from './modules.js';
 import { AppData } from './data.js';
 import { StaticData } from './static-data.js';
@@ -446,6 +447,8 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       const value: Endpoint = { kind: 'static', method: 'GET', pattern: formatPattern(spec), file: served.file, dir: served.file.slice(0, served.file.lastIndexOf('/')), handle: () => reply };
       entries.push({ spec: { ...spec, file: served.file }, value: routed(value, served.file, true, false) });
     }
+    // The built-in endpoints of an app with a store (built-in.ts): under `/__/`, which no file can answer.
+    if (data) entries.push(...builtInRoutes(data));
     reportConflicts(entries, diagnostics);
     checkMountRoutes(mountSpecs, entries, diagnostics);
     // The redirect of a nested site's index goes to its own /d/ (written for the mount like its other redirects).
@@ -489,6 +492,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       mounts,
       routes() {
         return entries
+          .filter(({ value }) => value.kind !== 'service')
           .map(({ spec, value }) => ({ method: spec.method, pattern: formatPattern(spec), file: value.file, kind: value.kind }))
           .sort((a, b) => (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : a.method < b.method ? -1 : 1));
       },
@@ -592,7 +596,7 @@ function warnConfigsWithoutScript(files: ClassifiedFile[], diagnostics: Diagnost
 
 /** The identity of a route for conflict checks: params compare equal whatever their names. */
 function routeKey(spec: RouteSpec): string {
-  const segs = spec.segments.map((s) => (s.type === 'literal' ? 'L' + s.value : s.type === 'param' ? 'P' : 'F'));
+  const segs = spec.segments.map((s) => (s.type === 'literal' ? 'L' + s.value : s.type === 'param' ? 'P' : s.type === 'rest' ? 'R' : 'F'));
   return `${spec.method} ${segs.join('\u0000')}${spec.trailingSlash ? '/' : ''}`;
 }
 

@@ -1,23 +1,19 @@
 /**
- * The request function. Every request goes through these steps, in order:
+ * The request function: a request off the socket, answered by `dispatch` (dispatch.ts, which lists
+ * the steps of every request), its Reply sent by `send`. Around them:
  *
- *   1. split the target into path and query; decode and check the path (400)
- *   2. refuse POST, PUT, PATCH and DELETE sent by pages of other sites (403, cross-origin.ts),
- *      before any body is read or any script runs
- *   3. refuse bodies over the limit by Content-Length (413)
- *   4. look the path up in the router: found / wrong method (405, OPTIONS 204) / nothing (404)
- *   5. run the endpoint and send its Reply (an event stream stays open until it ends)
- *   6. anything unexpected: 500, logged with the request id; the process never goes down
- *
- * `laneway dev` adds a step 0 and a last touch through `DevHooks` (src/dev/); without them, as in
- * production, the function is exactly the steps above.
+ *   0. `laneway dev` adds a step 0 and a last touch through `DevHooks` (src/dev/); without them, as
+ *      in production, the function is exactly the steps below
+ *   1. a request id, and the observer (in-flight table, metrics) told of the request
+ *   2. dispatch, then send; an answer that waits (a script, a store read) is sent when it settles
+ *   3. anything unexpected: 500, logged with the request id; the process never goes down
+ *   4. one access-log line per request, when its answer is written
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { answers, EVENT_DEFAULTS, type App, type ErrorReply, type Reply, type RequestInfo } from '../app/index.js';
+import { answers, type App, type ErrorReply, type EventSettings, type Reply, type RequestInfo } from '../app/index.js';
 import { LanewayError } from '../diag/index.js';
-import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
-import { checkCrossOrigin } from './cross-origin.js';
+import { dispatch, type Dispatched } from './dispatch.js';
 import { prefersJson, withRequestId, writeError } from './error-page.js';
 import type { Logger } from './log.js';
 import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
@@ -36,21 +32,6 @@ export type RequestObserver = (id: string, method: string, path: string, res: Se
 /** What the request function tells an observer after the start of a request. */
 export interface ObservedRequest {
   route: string;
-}
-
-/** The observer of a nested site's requests: paths and routes get the mount's prefix. */
-function underMount(observe: RequestObserver, prefix: string): RequestObserver {
-  return (id, method, path, res) => {
-    const seen = observe(id, method, prefix + path, res);
-    return {
-      get route() {
-        return seen.route;
-      },
-      set route(route: string) {
-        seen.route = prefix + route;
-      },
-    };
-  };
 }
 
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -90,102 +71,13 @@ export interface DevHooks {
  * `devHooks`: development only (see DevHooks). `observe`: see RequestObserver.
  */
 export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>, devHooks?: DevHooks, observe?: RequestObserver): RequestHandler {
-  const bodyLimit = app.options.bodyLimit;
-  const trustedOrigins: ReadonlySet<string> = new Set(app.settings.trustedOrigins);
-  const eventSettings = app.settings.events;
-
-  function requestInfo(req: IncomingMessage, id: string, path: string, query: string, params: ParamValue[]): RequestInfo {
-    let body: Promise<Buffer> | undefined;
-    return {
-      id,
-      method: req.method ?? 'GET',
-      path,
-      query,
-      headers: req.headers,
-      params,
-      acceptsJson: prefersJson(req.headers.accept),
-      readBody: () => (body ??= readBody(req, bodyLimit)),
-    };
-  }
-
-  /** Sends an error answer; 404s use the nearest ⚡NotFound.html unless the client wants JSON. */
-  async function sendError(req: IncomingMessage, res: ServerResponse, error: ErrorReply, dir: string, info: RequestInfo, extra?: Record<string, string>): Promise<number> {
-    if (error.status === 404 && !info.acceptsJson) {
-      const page = app.notFoundPage(dir);
-      if (page) {
-        // The page runs as a request of its own: not with what the endpoint's steps gave the request.
-        const { id, method, path, query, headers, params, acceptsJson, readBody } = info;
-        const reply = await page.render({ id, method, path, query, headers, params, acceptsJson, readBody });
-        return sendReply(req, res, reply, dir, info);
-      }
-    }
-    // A server error's page names the request id the log line has, when its message does not
-    // already (docs/cli.md "`laneway dev DIR`").
-    return writeError(req, res, error, { ...extra, 'X-Request-Id': info.id }, info.id);
-  }
-
-  function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, dir: string, info: RequestInfo): number | Promise<number> {
+  /** Step 2's second half: development's last touch, then the reply on the wire. */
+  function sendReply(req: IncomingMessage, res: ServerResponse, d: Dispatched, reply: Reply): number | Promise<number> {
     // Development (DevHooks): the live-reload client on pages, the overlay for errors.
-    if (devHooks) reply = devHooks.decorate(reply, info, { root: app.root });
-    reply = withRequestId(reply, info.id);
-    switch (reply.type) {
-      case 'asset':
-        return sendAsset(req, res, reply.asset, reply.status, reply.headers);
-      case 'body':
-        return sendBody(req, res, reply.status, reply.contentType, reply.body, { etag: reply.etag, headers: reply.headers });
-      case 'redirect':
-        return sendRedirect(req, res, reply.status, reply.location, reply.headers);
-      case 'error':
-        return sendError(req, res, reply, dir, info);
-      case 'events':
-        return sendEvents(req, res, reply);
-    }
+    if (devHooks) reply = devHooks.decorate(reply, d.request, { root: d.app.root });
+    if (reply.type === 'error' && reply.log) logger[reply.log.level](reply.log.message, reply.log.fields);
+    return send(req, res, reply, d.request.id, { streams, events: d.app.settings.events });
   }
-
-  /**
-   * An event stream (app/events.ts): the head at once, never compressed or stored, then whatever
-   * the stream writes until it ends, the client goes away, or the server stops. Settles when the
-   * connection closes, so the access log line gives the stream's duration.
-   */
-  function sendEvents(req: IncomingMessage, res: ServerResponse, reply: Extract<Reply, { type: 'events' }>): number | Promise<number> {
-    res.writeHead(200, { ...COMMON_HEADERS, ...reply.headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
-    if (req.method === 'HEAD') {
-      res.end();
-      return 200;
-    }
-    res.flushHeaders();
-    return new Promise((resolve) => {
-      // The client left while the script set the stream up: nothing is opened, nothing polled.
-      if (res.destroyed) return resolve(200);
-      let stop: ((reason: 'gone' | 'shutdown') => void) | undefined;
-      const shutdown: StreamStopper = () => stop?.('shutdown');
-      const closed = (): void => {
-        streams?.delete(shutdown);
-        stop?.('gone');
-        resolve(200);
-      };
-      res.once('close', closed);
-      streams?.add(shutdown);
-      stop = reply.open({ write: (text) => res.write(text), onDrain: (listener) => res.once('drain', listener), end: () => res.end() }, eventSettings);
-    });
-  }
-
-  /** Event streams of this app open now (and being set up): at most `maxStreams`. */
-  let openStreams = 0;
-  const maxStreams = eventSettings?.maxStreams ?? EVENT_DEFAULTS.maxStreams;
-
-  /**
-   * Whether an event stream may start (counted from before its script runs until its connection
-   * closes): a crowd of clients gets 503s, not a crowd of transactions and polls.
-   */
-  function admitStream(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method === 'HEAD') return true;
-    if (openStreams >= maxStreams) return false;
-    openStreams++;
-    res.once('close', () => openStreams--);
-    return true;
-  }
-
 
   function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string): void {
     const status = err instanceof LanewayError ? err.status : 500;
@@ -205,22 +97,14 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start });
   }
 
-  // Nested sites: requests under `prefix/` are answered by the child app's own request function.
-  // They share the development hooks, but not step 0 (the top-level app's handler took it).
-  const childHooks: DevHooks | undefined = devHooks && { decorate: devHooks.decorate };
-  const children = app.mounts.map((m) => {
-    const prefix = m.prefix.split('/').map(encodeURIComponent).join('/');
-    return { prefix, handle: createHandler(m.app, logger, streams, childHooks, observe && underMount(observe, prefix)) };
-  });
-
   return function handle(req, res) {
     const start = performance.now();
+    // 1. The request id.
     const id = nextRequestId();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const rawPath = q === -1 ? url : url.slice(0, q);
-    const query = q === -1 ? '' : url.slice(q + 1);
     // 0. Development only (DevHooks): /__/dev/…, or the overlay of an app that does not compile.
     const intercepted = devHooks?.intercept?.(req, res, id);
     if (intercepted !== undefined) {
@@ -229,128 +113,82 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       else intercepted.then(log, (err) => fail(req, res, id, err, start, rawPath));
       return;
     }
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i]!;
-      if (rawPath.startsWith(child.prefix + '/')) {
-        req.url = url.slice(child.prefix.length);
-        return child.handle(req, res);
-      }
-      if (rawPath === child.prefix) {
-        res.writeHead(301, { ...COMMON_HEADERS, Location: child.prefix + '/' + (q === -1 ? '' : url.slice(q)), 'X-Request-Id': id });
-        res.end();
-        logger.access({ id, method, path: rawPath, status: 301, ms: performance.now() - start });
-        return;
-      }
-    }
-    // The observer (RequestObserver: in-flight table, metrics) learns of requests this app answers.
+    // 1 (continued). The observer (RequestObserver: in-flight table, metrics) learns of the request.
     const seen = observe?.(id, method, rawPath, res);
+    // 4. The access log line.
     const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
     try {
-      // 1. Path.
-      const path = splitPath(rawPath);
-      if (!path.ok) {
-        done(writeError(req, res, answers.badPath(path.reason), { 'X-Request-Id': id }));
+      // 2. Dispatch, then send.
+      const d = dispatch(app, { id, method, url, headers: req.headers, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), ...(seen && { seen }) });
+      const reply = d.reply;
+      if (!(reply instanceof Promise)) {
+        const sent = sendReply(req, res, d, reply);
+        if (!(sent instanceof Promise)) return done(sent);
+        sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
         return;
       }
-      // 2. Cross-site writes.
-      const headers = req.headers;
-      if (method !== 'GET' && method !== 'HEAD') {
-        const verdict = checkCrossOrigin({ method, secFetchSite: headers['sec-fetch-site'], origin: headers.origin, host: headers.host }, trustedOrigins);
-        if (!verdict.allowed) {
-          done(writeError(req, res, answers.crossOriginRefused(), { 'X-Request-Id': id }));
-          return;
-        }
-      }
-      // 2b. Images of the app's records (app/images.ts): uploads carry their own size limit (10 MB).
-      const images = app.data?.images;
-      if (images && rawPath.startsWith('/__/images/')) {
-        if (seen) seen.route = '/__/images/';
-        const length = headers['content-length'];
-        images
-          .answer(method, rawPath, new URLSearchParams(query), length === undefined ? undefined : Number(length), (limit) => readBody(req, limit))
-          .then((a) =>
-            'error' in a
-              ? writeError(req, res, { status: a.status, message: a.error }, { ...a.headers, 'X-Request-Id': id })
-              : sendBody(req, res, a.status, a.contentType, a.body, { headers: { ...a.headers, 'X-Request-Id': id } }),
-          )
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
-        return;
-      }
-      // 2c. Sign-in and sign-out (app/auth.ts): POST to start, the provider's callback, sign-out.
-      const auth = app.data?.auth;
-      if (auth && rawPath.startsWith('/__/auth/')) {
-        if (seen) seen.route = '/__/auth/';
-        auth
-          .answer(method, rawPath, new URLSearchParams(query), headers)
-          .then((a) => {
-            if ('location' in a) {
-              res.writeHead(303, { ...COMMON_HEADERS, ...a.headers, Location: a.location, 'X-Request-Id': id });
-              res.end();
-              return 303;
-            }
-            // A failure at the provider names it and the step (docs/users.md "Signing in"); the
-            // visitor's own mistakes (an expired or replayed callback) are logged at 500 and up only.
-            const f = a.failure;
-            if (f) {
-              const line = `sign-in with ${f.provider} failed at ${f.step}: ${a.error}`;
-              const fields = { id, code: a.code, provider: f.provider, step: f.step, detail: f.detail };
-              if (a.status >= 500) logger.error(line, fields);
-              else logger.info(line, fields);
-            } else if (a.status >= 500) logger.error(`sign-in: ${a.error}`, { id, code: a.code });
-            return writeError(req, res, { status: a.status, message: a.error }, { ...a.headers, 'Cache-Control': 'no-store', 'X-Request-Id': id });
-          })
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
-        return;
-      }
-      // 3. Body size known in advance.
-      const length = req.headers['content-length'];
-      if (length !== undefined && Number(length) > bodyLimit) {
-        throw answers.bodyTooLarge(bodyLimit);
-      }
-      // 4. Route.
-      const match = app.router.match(method, path);
-      if (match.kind === 'found') {
-        if (seen) seen.route = match.value.pattern;
-        // 5. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
-        const info = requestInfo(req, id, path.key, query, match.params);
-        if (match.value.kind === 'events' && !admitStream(req, res)) {
-          const sent = sendReply(req, res, answers.tooManyStreams(), match.value.dir, info);
-          if (!(sent instanceof Promise)) return done(sent);
-          sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
-          return;
-        }
-        const result = match.value.handle(info);
-        if (!(result instanceof Promise)) {
-          const sent = sendReply(req, res, result, match.value.dir, info);
-          if (!(sent instanceof Promise)) return done(sent);
-          sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
-          return;
-        }
-        result
-          .then((reply) => sendReply(req, res, reply, match.value.dir, info))
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
-        return;
-      }
-      if (match.kind === 'method') {
-        const allow = allowHeader(match.allowed);
-        if (method === 'OPTIONS') {
-          res.writeHead(204, { ...COMMON_HEADERS, Allow: allow });
-          res.end();
-          return done(204);
-        }
-        const info = requestInfo(req, id, path.key, query, []);
-        sendError(req, res, answers.methodNotAllowed(), '', info, { Allow: allow })
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
-        return;
-      }
-      const info = requestInfo(req, id, path.key, query, []);
-      sendError(req, res, answers.notFound(), match.dir, info)
-        .then(done, (err) => fail(req, res, id, err, start, rawPath));
+      reply.then((r) => sendReply(req, res, d, r)).then(done, (err) => fail(req, res, id, err, start, rawPath));
     } catch (err) {
-      // 6. Unexpected.
+      // 3. Unexpected.
       fail(req, res, id, err, start, rawPath);
     }
   };
+}
+
+/**
+ * Sends a Reply: a file, a body, a redirect, an error page or JSON, or an event stream (which stays
+ * open until it ends). Every answer carries the request id in `X-Request-Id` (error answers and
+ * 4xx bodies; see withRequestId). Returns the status, or a Promise of it once the answer is written.
+ */
+export function send(req: IncomingMessage, res: ServerResponse, reply: Reply, id: string, options: { streams?: Set<StreamStopper> | undefined; events?: Partial<EventSettings> | undefined } = {}): number | Promise<number> {
+  reply = withRequestId(reply, id);
+  switch (reply.type) {
+    case 'asset':
+      return sendAsset(req, res, reply.asset, reply.status, reply.headers);
+    case 'body':
+      if (reply.status === 204) {
+        res.writeHead(204, { ...COMMON_HEADERS, ...reply.headers });
+        res.end();
+        return 204;
+      }
+      return sendBody(req, res, reply.status, reply.contentType, reply.body, { etag: reply.etag, headers: reply.headers });
+    case 'redirect':
+      return sendRedirect(req, res, reply.status, reply.location, { ...reply.headers, 'X-Request-Id': id });
+    case 'error':
+      // A server error's page names the request id the log line has, when its message does not
+      // already (docs/cli.md "`laneway dev DIR`").
+      return writeError(req, res, reply, { ...reply.headers, 'X-Request-Id': id }, id);
+    case 'events':
+      return sendEvents(req, res, reply, options.streams, options.events);
+  }
+}
+
+/**
+ * An event stream (app/events.ts): the head at once, never compressed or stored, then whatever
+ * the stream writes until it ends, the client goes away, or the server stops. Settles when the
+ * connection closes, so the access log line gives the stream's duration.
+ */
+function sendEvents(req: IncomingMessage, res: ServerResponse, reply: Extract<Reply, { type: 'events' }>, streams: Set<StreamStopper> | undefined, settings: Partial<EventSettings> | undefined): number | Promise<number> {
+  res.writeHead(200, { ...COMMON_HEADERS, ...reply.headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+  if (req.method === 'HEAD') {
+    res.end();
+    return 200;
+  }
+  res.flushHeaders();
+  return new Promise((resolve) => {
+    // The client left while the script set the stream up: nothing is opened, nothing polled.
+    if (res.destroyed) return resolve(200);
+    let stop: ((reason: 'gone' | 'shutdown') => void) | undefined;
+    const shutdown: StreamStopper = () => stop?.('shutdown');
+    const closed = (): void => {
+      streams?.delete(shutdown);
+      stop?.('gone');
+      resolve(200);
+    };
+    res.once('close', closed);
+    streams?.add(shutdown);
+    stop = reply.open({ write: (text) => res.write(text), onDrain: (listener) => res.once('drain', listener), end: () => res.end() }, settings);
+  });
 }
 
 /** Reads a request body up to `limit` bytes; past it, rejects with 413 and stops reading. */

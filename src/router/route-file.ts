@@ -10,10 +10,12 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Segment =
   | { type: 'literal'; value: string }
   | { type: 'param'; name: string; dir: string }
-  | { type: 'file-param'; name: string; dir: string };
+  | { type: 'file-param'; name: string; dir: string }
+  /** The rest of the path, one segment or more (last only): the built-in `/__/images/*` and `/__/auth/*`. */
+  | { type: 'rest' };
 
 /** What a route answers with; the loader attaches the compiled endpoint. */
-export type RouteKind = 'script' | 'view' | 'page' | 'static';
+export type RouteKind = 'script' | 'view' | 'page' | 'static' | 'service';
 
 /** A file's route: `segments` then an optional trailing slash (`/d/` for index files). */
 export interface RouteSpec {
@@ -141,7 +143,7 @@ function routeOf(path: string, kind: RouteKind): RouteSpec | undefined {
 
 /** The URL pattern of a route for display: `/a/{p}/name`, `/d/`. */
 export function formatPattern(spec: Pick<RouteSpec, 'segments' | 'trailingSlash'>): string {
-  const path = spec.segments.map((s) => (s.type === 'literal' ? s.value : `{${s.name}}`)).join('/');
+  const path = spec.segments.map((s) => (s.type === 'literal' ? s.value : s.type === 'rest' ? '*' : `{${s.name}}`)).join('/');
   if (!path) return '/';
   return '/' + path + (spec.trailingSlash ? '/' : '');
 }

@@ -36,6 +36,8 @@ interface Node<T> {
   fileParam?: { name: string; dir: string; endpoints: Map<Method, T> };
   exact: Map<Method, T>;
   slash: Map<Method, T>;
+  /** Endpoints of every path below this node (a `rest` segment): tried after everything else. */
+  rest?: Map<Method, T>;
   /** Source directory this node stands for, when it is one. */
   dir?: string;
 }
@@ -98,14 +100,17 @@ export function createRouter<T>(
         node.param ??= { name: seg.name, dir: seg.dir, node: newNode<T>(seg.dir) };
         node = node.param.node;
         dynamic = true;
-      } else {
+      } else if (seg.type === 'file-param') {
         node.fileParam ??= { name: seg.name, dir: seg.dir, endpoints: new Map() };
+        dynamic = true;
+      } else {
+        node.rest ??= new Map();
         dynamic = true;
       }
     });
     const last_ = spec.segments[last];
     const target =
-      last_?.type === 'file-param' ? node.fileParam!.endpoints : spec.trailingSlash ? node.slash : node.exact;
+      last_?.type === 'file-param' ? node.fileParam!.endpoints : last_?.type === 'rest' ? node.rest! : spec.trailingSlash ? node.slash : node.exact;
     if (!target.has(spec.method)) target.set(spec.method, value);
     if (!dynamic) staticPaths.set(spec.trailingSlash && key ? key + '/' : key || '/', node);
   }
@@ -119,7 +124,8 @@ export function createRouter<T>(
   ): { endpoints: Map<Method, T>; params: ParamValue[] } | undefined {
     if (i === segments.length) {
       const endpoints = trailingSlash || i === 0 ? node.slash : node.exact;
-      return endpoints.size ? { endpoints, params } : undefined;
+      if (endpoints.size) return { endpoints, params };
+      return trailingSlash && node.rest ? { endpoints: node.rest, params } : undefined;
     }
     const seg = segments[i]!;
     const child = node.literal.get(seg);
@@ -145,7 +151,8 @@ export function createRouter<T>(
       const rest = segments.slice(i).join('/');
       if (accepts(fp.dir, fp.name, rest, true)) return { endpoints: fp.endpoints, params: [...params, { name: fp.name, dir: fp.dir, value: rest }] };
     }
-    return undefined;
+    // A `rest` route takes whatever is left, when nothing more precise did.
+    return node.rest ? { endpoints: node.rest, params } : undefined;
   }
 
   /** The deepest source directory reached by following the path (literal first, then param). */
