@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { checkApp, closeAppData, loadApp, openAppData, type AppOptions } from '../src/app/index.js';
 import { formatDiagnostic } from '../src/diag/index.js';
-import type { DataOptions } from '../src/app/data.js';
+import type { DataOptions } from '../src/app/services/data.js';
 import { createServer } from '../src/http/index.js';
 
 /** Files by app path (`/a/b.html`); a value `{ symlink: target }` makes a symbolic link. */

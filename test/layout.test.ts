@@ -229,3 +229,36 @@ test('a folder imports only folders on a lower floor', () => {
     .map((e) => `${show(e)}: ${folderOf(e.from)} is on floor ${FLOORS[folderOf(e.from)]}, ${folderOf(e.to)} on floor ${FLOORS[folderOf(e.to)]}`);
   assert.deepEqual(upward, []);
 });
+
+/**
+ * The floors inside src/app/, named by when their code runs (docs/architecture.md "Inside app/"):
+ * the contract with http, then what reads an app's files at load, what an app holds open, what
+ * runs per request, and the loader that puts them together. `.` is app/index.ts, the surface.
+ * A file imports files of its own floor or of a lower one.
+ */
+const APP_FLOORS: Record<string, number> = {
+  endpoint: 0,
+  definitions: 1,
+  services: 2,
+  request: 3,
+  load: 4,
+  '.': 5,
+};
+
+const appFloorOf = (file: string): string => {
+  const rest = file.slice('app/'.length);
+  return rest.includes('/') ? rest.slice(0, rest.indexOf('/')) : '.';
+};
+
+test('every file of src/app/ is on a floor (app/index.ts alone at the top)', () => {
+  const app = FILES.filter((f) => f.startsWith('app/'));
+  assert.deepEqual(app.filter((f) => !(appFloorOf(f) in APP_FLOORS)).map((f) => `src/${f}`), [], 'put the file in one of the folders of APP_FLOORS');
+  assert.deepEqual(app.filter((f) => appFloorOf(f) === '.'), ['app/index.ts']);
+});
+
+test('inside src/app/, a file imports only its own floor or lower ones', () => {
+  const upward = EDGES.filter((e) => e.from.startsWith('app/') && e.to.startsWith('app/'))
+    .filter((e) => APP_FLOORS[appFloorOf(e.to)]! > APP_FLOORS[appFloorOf(e.from)]!)
+    .map((e) => `${show(e)}: app/${appFloorOf(e.from)} is on floor ${APP_FLOORS[appFloorOf(e.from)]}, app/${appFloorOf(e.to)} on floor ${APP_FLOORS[appFloorOf(e.to)]}`);
+  assert.deepEqual(upward, []);
+});

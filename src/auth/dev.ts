@@ -10,7 +10,7 @@
  * Each test user gets an id made of its name (`ada-lovelace`, `bob`): the account's subject at the
  * provider `dev` (accounts are keyed by provider and subject, as for real providers) and the last
  * segment of its sign-in path, `/__/auth/dev/ada-lovelace`. This file is pure: text in, test users
- * or a message out; the HTTP side is in src/app/auth.ts, the refusal without `--dev` in src/cli/.
+ * or a message out; the HTTP side is in src/app/services/auth.ts, the refusal without `--dev` in src/cli/.
  */
 
 /** The environment variable that lists the test users. */

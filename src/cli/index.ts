@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { persistStylesheets } from '../assets/index.js';
-import { appHasData, BuildCache, checkApp, closeAppData, loadApp, openAppData, type App } from '../app/index.js';
+import { appHasData, BuildCache, checkApp, closeAppData, enableDevSignIn, loadApp, openAppData, storeChanges, type App } from '../app/index.js';
 import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
@@ -334,7 +334,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   // Run-time errors of scripts and views; dev also keeps them for the overlay of their request.
   const appLog = (message: string, fields: Record<string, unknown>) => logger.error(message, fields);
   const runtimeLog = devTools ? devTools.captureLog(appLog) : appLog;
-  // --watch (and dev): each rebuild compiles only what the changed files affect (app/build-cache.ts).
+  // --watch (and dev): each rebuild compiles only what the changed files affect (app/load/build-cache.ts).
   const cache = values.watch ? new BuildCache() : undefined;
   let app;
   try {
@@ -367,9 +367,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       io.err(`laneway migrate: ${(err as Error).message}`);
       return 1;
     }
-    const applied = app.data?.store?.migration.applied ?? [];
+    const { applied, notices } = storeChanges(app);
     io.out(applied.length ? applied.map((c) => `${c.model}: ${c.description}`).join('\n') : 'the database matches the definitions');
-    for (const n of app.data?.store?.notices ?? []) io.err(`laneway migrate: ${n}`);
+    for (const n of notices) io.err(`laneway migrate: ${n}`);
     await closeAppData(app);
     return 0;
   }
@@ -597,28 +597,11 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   return stopped;
 }
 
-/**
- * Turns the development sign-in on in the app and in each of its nested sites that has users
- * (their stores are open); answers how many sites that is. Throws when a site cannot have it.
- */
-function enableDevSignIn(app: App, users: readonly DevUser[]): number {
-  let sites = 0;
-  const visit = (a: App): void => {
-    const auth = a.data?.auth;
-    if (auth) {
-      auth.enableDevSignIn(users);
-      sites++;
-    }
-    for (const m of a.mounts) visit(m.app);
-  };
-  visit(app);
-  return sites;
-}
-
 /** Logs the schema changes the start applied (additive ones), app and nested sites: none when the database was up to date. */
 function logMigrations(app: App, logger: { info(message: string): void }): void {
-  for (const c of app.data?.store?.migration.applied ?? []) logger.info(`database: ${c.model}: ${c.description} (applied at start)`);
-  for (const n of app.data?.store?.notices ?? []) logger.info(`database: ${n}`);
+  const { applied, notices } = storeChanges(app);
+  for (const c of applied) logger.info(`database: ${c.model}: ${c.description} (applied at start)`);
+  for (const n of notices) logger.info(`database: ${n}`);
   for (const m of app.mounts) logMigrations(m.app, logger);
 }
 

@@ -11,7 +11,7 @@
  * `onChange` receives every path of the burst at once (an editor's "save all", a `git checkout`:
  * one rebuild, one reload). A burst that ends while the previous `onChange` is still running waits
  * for it, so rebuilds never overlap. The quiet time is part of the wait after every save (a
- * rebuild after one edit takes well under 100 ms, app/build-cache.ts); the files of one save
+ * rebuild after one edit takes well under 100 ms, app/load/build-cache.ts); the files of one save
  * arrive within a few milliseconds of each other, and a burst longer than that is only rebuilt
  * twice.
  */
@@ -48,7 +48,7 @@ export interface AppWatcher {
   close(): Promise<void>;
 }
 
-/** Directories of the app that are tooling, not content: the loader never walks them either (app/walk.ts). */
+/** Directories of the app that are tooling, not content: the loader never walks them either (app/definitions/walk.ts). */
 const TOOLING = new Set(['node_modules']);
 
 /**

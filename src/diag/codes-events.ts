@@ -1,4 +1,4 @@
-/** Codes of server-sent events ⏱ (src/app/events.ts). */
+/** Codes of server-sent events ⏱ (src/app/request/events.ts). */
 export const EVENTS_CODES = {
   LW_EVENTS_TOO_MANY: 'An event stream was refused (503): the app has `events: max-streams` streams open already.',
   LW_EVENTS_NOT_A_FUNCTION: 'A ⏱ script does not end with a function (lastEventId) => [events]: a build error when its last expression plainly is not one, else 500.',

@@ -1,4 +1,4 @@
-/** Codes of uploaded images: uploads, processing and serving (src/images/, src/app/images.ts). */
+/** Codes of uploaded images: uploads, processing and serving (src/images/, src/app/services/images.ts). */
 export const IMAGE_CODES = {
   LW_IMAGE_INVALID: 'An upload is not a PNG, JPEG or GIF image that can be read (recognised by its bytes): the PUT answers 415, or processing marks it failed.',
   LW_IMAGE_TOO_LARGE: 'An upload is over 10 MB (413) or has more pixels than the decompression-bomb cap (50 million).',

@@ -9,7 +9,7 @@
  *   4. look the path up in the route table: found / wrong method (405, OPTIONS 204) / nothing (404)
  *   5. refuse bodies over the limit by Content-Length (413), unless the endpoint checks its own
  *   6. an event stream over the app's number of open streams: 503 before its script runs
- *   7. run the endpoint's route (app/pipeline.ts: sign-in, path parameters, permissions, the
+ *   7. run the endpoint's route (app/request/pipeline.ts: sign-in, path parameters, permissions, the
  *      endpoint, a nested site's rewrite)
  *   8. a 404, of the route table or of the endpoint: the nearest ⚡NotFound.html, unless the client
  *      wants JSON
@@ -127,7 +127,7 @@ function tooLarge(app: App, headers: IncomingHttpHeaders): void {
   if (length !== undefined && Number(length) > app.options.bodyLimit) throw answers.bodyTooLarge(app.options.bodyLimit);
 }
 
-/** The request as endpoints see it: one object, which the route's steps complete (app/pipeline.ts). */
+/** The request as endpoints see it: one object, which the route's steps complete (app/request/pipeline.ts). */
 function requestOf(app: App, ex: Exchange, path: string, query: string, params: ParamValue[]): RequestInfo {
   let body: Promise<Buffer> | undefined;
   const limit = app.options.bodyLimit;

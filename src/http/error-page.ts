@@ -1,6 +1,6 @@
 /**
  * Built-in error answers: a small HTML page, or `{ "error": … }` when the client prefers JSON
- * (`writeError`). The answers and their messages are made in app/answers.ts: fixed texts chosen by
+ * (`writeError`). The answers and their messages are made in app/endpoint/answers.ts: fixed texts chosen by
  * Laneway, never echoes of the request. In development mode a failed render adds its details
  * (file:line:column, message, code frame) below the message. Every error answer carries the
  * request's id in `X-Request-Id` (see `withRequestId`).

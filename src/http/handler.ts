@@ -164,7 +164,7 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply, id
 }
 
 /**
- * An event stream (app/events.ts): the head at once, never compressed or stored, then whatever
+ * An event stream (app/request/events.ts): the head at once, never compressed or stored, then whatever
  * the stream writes until it ends, the client goes away, or the server stops. Settles when the
  * connection closes, so the access log line gives the stream's duration.
  */

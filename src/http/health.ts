@@ -14,7 +14,7 @@
  * not at every probe); the answer only says `database` or `stopping`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { App } from '../app/index.js';
+import { pingStores, type App } from '../app/index.js';
 import type { Logger } from './log.js';
 import { METRICS_PATH, sendMetrics } from './metrics.js';
 
@@ -86,15 +86,7 @@ function sendJson(req: IncomingMessage, res: ServerResponse, status: number, val
 
 /** Resolves when every store of the app (and of its nested sites) answers `SELECT 1` in time. */
 async function checkStores(app: App): Promise<void> {
-  const checks: Array<Promise<unknown>> = [];
-  const visit = (a: App): void => {
-    if (a.data) {
-      const store = a.data.store;
-      checks.push(store ? Promise.resolve().then(() => store.engine.reader.all('SELECT 1', [])) : Promise.reject(new Error('the database is not open')));
-    }
-    for (const m of a.mounts) visit(m.app);
-  };
-  visit(app);
+  const checks = pingStores(app);
   if (checks.length === 0) return;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {

@@ -18,7 +18,7 @@
  * | error                                           | its status (500 unless the host said, e.g. 404) |
  *
  * The answers of a limit, and of an error whose message is not for the client, carry no message:
- * the server gives its own (app/answers.ts).
+ * the server gives its own (app/endpoint/answers.ts).
  *
  * A redirect target that is not a same-origin path (`//x`, `/\x`, control characters) or an
  * absolute http(s) URL is refused with 500: CR/LF never reach a header.

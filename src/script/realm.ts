@@ -178,7 +178,7 @@ export class ScriptBudget {
 
   /**
    * A fresh allowance for the next stretch of work of a long-lived request (each call of an event
-   * stream's polled function, src/app/events.ts): CPU used and memory used back to zero, and a CPU
+   * stream's polled function, src/app/request/events.ts): CPU used and memory used back to zero, and a CPU
    * limit of `cpuMs`. Returns false (and changes nothing) while script code of the budget runs or
    * once a limit has ended it.
    */
@@ -984,7 +984,7 @@ export function hostErrorOf(e: unknown): unknown {
  * How one loaded app's rich-text and image values become host values in views (`{{{post.body}}}`,
  * `{{{post.image}}}`, `post.image.width`): the maker of each Markdown and html field by its
  * rich-text key (`rk` in the model descriptor) and of its images by its image key. Each app load
- * has its own (src/app/load.ts gives it to the app's AppData and StaticData), and a request finds
+ * has its own (src/app/load/load.ts gives it to the app's AppData and StaticData), and a request finds
  * its app's through its budget (RequestScope): nothing global refers to one, so it goes with the
  * app a reload replaces, and two apps of one process (a nested site) never use each other's.
  */

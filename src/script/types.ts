@@ -83,7 +83,7 @@ export type ScriptResponse =
   | { kind: 'reroute'; path: string }
   /**
    * `code` names the cause for the log line; `message`, when given, is safe to show. Without one,
-   * the words are the server's (app/answers.ts `scriptFailure`, which knows the request id): the
+   * the words are the server's (app/endpoint/answers.ts `scriptFailure`, which knows the request id): the
    * script ran out of its budget (`limit`), or failed with an error that is not for the client.
    */
   | { kind: 'error'; status: number; message?: string; code: Code; limit?: true };

@@ -1,5 +1,5 @@
 /**
- * The error answers of app/answers.ts as clients get them: one message per error, whichever part
+ * The error answers of app/endpoint/answers.ts as clients get them: one message per error, whichever part
  * of the server answers it, as JSON or as the HTML page by what the client accepts; on both
  * engines where the store is involved.
  */

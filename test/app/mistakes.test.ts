@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { checkApp, loadApp } from '../../src/app/index.js';
 import { BuildError, type Diagnostic } from '../../src/diag/index.js';
-import { serverImports } from '../../src/app/mistakes.js';
+import { serverImports } from '../../src/app/definitions/mistakes.js';
 import { writeApp, type AppFiles } from '../helpers.js';
 
 const dirs: string[] = [];

@@ -1,12 +1,12 @@
 /**
- * Content pages rendered once per path (src/app/page-cache.ts): which views qualify, what is kept,
+ * Content pages rendered once per path (src/app/request/page-cache.ts): which views qualify, what is kept,
  * what never is; and, over HTTP, that a cached page answers the same bytes and ETag and a 304.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cachedByPath, isContentPage } from '../../src/app/page-cache.js';
-import type { Reply, RequestInfo } from '../../src/app/endpoint.js';
-import type { ParamDefinition } from '../../src/app/params.js';
+import { cachedByPath, isContentPage } from '../../src/app/request/page-cache.js';
+import type { Reply, RequestInfo } from '../../src/app/endpoint/endpoint.js';
+import type { ParamDefinition } from '../../src/app/definitions/params.js';
 import type { CompiledView } from '../../src/template/index.js';
 import { serve, type Served } from '../helpers.js';
 

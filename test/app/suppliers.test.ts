@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticList } from '../../src/diag/index.js';
-import { RequestScope, type ModuleSystem } from '../../src/app/modules.js';
-import { SupplierIndex, type SupplierFile } from '../../src/app/suppliers.js';
+import { RequestScope, type ModuleSystem } from '../../src/app/request/scope.js';
+import { SupplierIndex, type SupplierFile } from '../../src/app/definitions/suppliers.js';
 import type { RequestInfo } from '../../src/app/index.js';
 import { DEFAULT_LIMITS, type CompiledScript, type RunContext } from '../../src/script/index.js';
 

@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import { serve, writeApp, type Served } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
 import { closeAppData, loadApp, openAppData, type App } from '../../src/app/index.js';
-import type { DataOptions } from '../../src/app/data.js';
+import type { DataOptions } from '../../src/app/services/data.js';
 
 const J = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
 const form = (o: Record<string, string>) => new URLSearchParams(o).toString();

@@ -1,5 +1,5 @@
 /**
- * Rebuilding after an edit (app/build-cache.ts, as `laneway dev` does): the app loaded with the
+ * Rebuilding after an edit (app/load/build-cache.ts, as `laneway dev` does): the app loaded with the
  * cache must answer exactly as a fresh load of the same files — every route, status, header and
  * byte, the route table and the diagnostics — while compiling only the views and scripts the edit
  * affects. Each step edits the files, tells the cache (as the watcher does), loads with the cache,

@@ -16,7 +16,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { checkApp, loadApp, type App } from '../../src/app/index.js';
 import { createServer, type LanewayServer, type Logger } from '../../src/http/index.js';
 import type { Diagnostic } from '../../src/diag/index.js';
-import type { DataOptions } from '../../src/app/data.js';
+import type { DataOptions } from '../../src/app/services/data.js';
 import { rawRequest, serve, writeApp, type AppFiles, type Served } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
 

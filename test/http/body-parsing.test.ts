@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LanewayError } from '../../src/diag/index.js';
-import { MAX_FIELDS, parseQuery } from '../../src/app/request-data.js';
+import { MAX_FIELDS, parseQuery } from '../../src/app/endpoint/request-data.js';
 import { serve, type Response, type Served } from '../helpers.js';
 
 const MiB = 1024 * 1024;

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { closeAppData, loadApp, openAppData, type App } from '../../src/app/index.js';
-import type { DataOptions } from '../../src/app/data.js';
+import type { DataOptions } from '../../src/app/services/data.js';
 import { createServer } from '../../src/http/index.js';
 import { hierarchySortKey } from '../../src/models/index.js';
 import type { Row, SqlValue } from '../../src/store/index.js';

@@ -56,7 +56,7 @@ describe('outcomeToResponse', () => {
     assert.deepEqual(outcomeToResponse(thrown({ error: 'Too short', field: 'title' }), GET), { kind: 'json', status: 400, body: '{"error":"Too short","field":"title"}', failed: true });
   });
 
-  it('answers a limit with 503, leaving the words to the server (app/answers.ts)', () => {
+  it('answers a limit with 503, leaving the words to the server (app/endpoint/answers.ts)', () => {
     const error = new LanewayError('LW_SCRIPT_CPU_LIMIT', '/a.js: used more than 100 ms of CPU', { status: 503 });
     assert.deepEqual(outcomeToResponse({ kind: 'limit', error }, GET), { kind: 'error', status: 503, code: 'LW_SCRIPT_CPU_LIMIT', limit: true });
   });

@@ -4,7 +4,7 @@
  * test/support/postgres.ts, with a fresh database per app.
  */
 import { startPostgres } from './postgres.js';
-import type { DataOptions } from '../../src/app/data.js';
+import type { DataOptions } from '../../src/app/services/data.js';
 
 export interface EngineCase {
   name: 'sqlite' | 'postgres';

@@ -1,0 +1,12 @@
+import type { ChosenOptions } from '../definitions/options.js';
+import type { BuildCache } from './build-cache.js';
+
+/** What the embedding code (the CLI, tests, benchmarks) chooses when it loads an app. */
+export interface AppOptions extends ChosenOptions {
+  /**
+   * Results of earlier loads of the same directory (`laneway dev`, `serve --watch`: build-cache.ts):
+   * files, views and scripts that did not change are not read or compiled again. The app is the
+   * same as without it.
+   */
+  cache?: BuildCache;
+}
