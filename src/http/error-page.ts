@@ -50,7 +50,20 @@ export function writeError(
   const { status, message, detail } = error;
   if (prefersJson(req.headers.accept)) return sendBody(req, res, status, 'application/json; charset=utf-8', answers.errorJson(message, detail), { headers });
   const shown = loggedAs !== undefined && status >= 500 && !message.includes(loggedAs) ? `${message} The error was logged with id ${loggedAs}.` : message;
-  return sendBody(req, res, status, 'text/html; charset=utf-8', errorHtml(status, shown, detail), { headers });
+  return sendBody(req, res, status, 'text/html; charset=utf-8', status < 500 && detail === undefined ? pageOf(status, shown) : errorHtml(status, shown, detail), { headers });
+}
+
+/** The built-in pages of client errors, by status and message (fixed texts: a few dozen at most). */
+const pages = new Map<string, Buffer>();
+
+function pageOf(status: number, message: string): Buffer {
+  const key = `${status} ${message}`;
+  let page = pages.get(key);
+  if (page === undefined) {
+    if (pages.size >= 256) pages.clear();
+    pages.set(key, (page = Buffer.from(errorHtml(status, message))));
+  }
+  return page;
 }
 
 /**

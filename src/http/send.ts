@@ -22,9 +22,24 @@ export const ERROR_PAGE_POLICY = "default-src 'none'; base-uri 'none'; form-acti
 
 type Encoding = 'br' | 'gzip' | undefined;
 
+/**
+ * The encodings of the Accept-Encoding values seen, by header text: browsers send a handful of
+ * distinct values, so the answer is worked out once per value (bounded, cleared when full).
+ */
+const encodings = new Map<string, Encoding>();
+
 /** The best encoding the client accepts (br over gzip), ignoring ones given q=0. */
 export function pickEncoding(header: string | undefined): Encoding {
   if (!header) return undefined;
+  const known = encodings.get(header);
+  if (known !== undefined || encodings.has(header)) return known;
+  const picked = parseEncoding(header);
+  if (encodings.size >= 256) encodings.clear();
+  encodings.set(header, picked);
+  return picked;
+}
+
+function parseEncoding(header: string): Encoding {
   let br = false;
   let gzip = false;
   for (const part of header.split(',')) {
@@ -63,7 +78,48 @@ function variantOf(asset: Asset, encoding: 'br' | 'gzip'): Buffer | undefined {
   return variant.length < asset.body!.length ? variant : undefined;
 }
 
+/**
+ * The headers of an in-memory asset's plain 200 answer (no validators or range asked, no extra
+ * header), per encoding, made once per asset and Cache-Control: the usual request for a static
+ * file builds no header object of its own.
+ */
+const plainHeaders = new WeakMap<Asset, { cacheControl: string; identity?: OutgoingHttpHeaders; br?: OutgoingHttpHeaders; gzip?: OutgoingHttpHeaders }>();
+
+function plainHeadersOf(asset: Asset, encoding: 'br' | 'gzip' | undefined, body: Buffer): OutgoingHttpHeaders {
+  let cached = plainHeaders.get(asset);
+  if (cached === undefined || cached.cacheControl !== asset.cacheControl) plainHeaders.set(asset, (cached = { cacheControl: asset.cacheControl }));
+  const key = encoding ?? 'identity';
+  let headers = cached[key];
+  if (headers === undefined) {
+    headers = { ...COMMON_HEADERS, 'Content-Type': asset.type, 'Cache-Control': asset.cacheControl, ETag: asset.etag, 'Last-Modified': asset.lastModified };
+    if (asset.compressible) headers['Vary'] = 'Accept-Encoding';
+    headers['Accept-Ranges'] = 'bytes';
+    if (encoding) {
+      headers['Content-Encoding'] = encoding;
+      headers['ETag'] = asset.etag.slice(0, -1) + (encoding === 'br' ? '-br"' : '-gz"');
+    }
+    headers['Content-Length'] = body.length;
+    cached[key] = Object.freeze(headers);
+  }
+  return headers;
+}
+
 export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, status = 200, extra?: Record<string, string | string[]>): number {
+  // The usual request: the whole file from memory, nothing conditional.
+  const h = req.headers;
+  if (status === 200 && extra === undefined && asset.body !== undefined && h.range === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined) {
+    let body = asset.body;
+    let encoding: 'br' | 'gzip' | undefined;
+    if (asset.compressible) {
+      encoding = pickEncoding(h['accept-encoding']);
+      const variant = encoding && variantOf(asset, encoding);
+      if (variant) body = variant;
+      else encoding = undefined;
+    }
+    res.writeHead(200, plainHeadersOf(asset, encoding, body));
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return 200;
+  }
   const headers: OutgoingHttpHeaders = {
     ...COMMON_HEADERS,
     'Content-Type': asset.type,

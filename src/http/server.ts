@@ -87,11 +87,14 @@ class InFlight {
   #count = 0;
   #none: (() => void) | undefined;
 
-  track(res: { once(event: 'close', listener: () => void): unknown }): void {
+  /** One listener for every response (a response closes once): no closure made per request. */
+  readonly #closed = (): void => {
+    if (--this.#count === 0) this.#none?.();
+  };
+
+  track(res: { on(event: 'close', listener: () => void): unknown }): void {
     this.#count++;
-    res.once('close', () => {
-      if (--this.#count === 0) this.#none?.();
-    });
+    res.on('close', this.#closed);
   }
 
   finished(limitMs: number): Promise<void> {
