@@ -90,6 +90,9 @@ const STDERR_LOG = {
   error: (message: string, fields?: Record<string, unknown>) => process.stderr.write(`error: ${message}${fields ? ' ' + JSON.stringify(fields) : ''}\n`),
 };
 
+/** The notices of unconfigured sign-in providers said so far in this process (see AppData.open). */
+const noticed = new Set<string>();
+
 /** How often expired visitor state is swept. */
 const SWEEP_MS = 10 * 60_000;
 
@@ -267,7 +270,15 @@ export class AppData {
         const users = new UserStore(this.store.engine);
         await users.ensure();
         const log = options.log ?? STDERR_LOG;
-        this.auth = new AuthService(this.authConfig, users, this.visitors, process.env, (m, f) => log.error(m, f), this.mount);
+        // A provider without its settings is a notice, not an error (the site runs without it,
+        // docs/users.md "Providers"), said once per process, not again at every reload.
+        const notice = (m: string): void => {
+          if (noticed.has(m)) return;
+          if (noticed.size >= 1000) noticed.clear();
+          noticed.add(m);
+          log.info(`notice: ${m}`);
+        };
+        this.auth = new AuthService(this.authConfig, users, this.visitors, process.env, notice, this.mount);
       } catch (e) {
         await this.close();
         throw e;
