@@ -155,9 +155,16 @@ describe('docs/tutorial.md', () => {
       const action = actionOf(home.text, '/entries?_form=');
       assert.equal(attrOf(home.text, 'Entry_name', 'maxlength'), '40');
       assert.equal(attrOf(home.text, 'Entry_message', 'placeholder'), 'Say something kind');
+      // What the tutorial says the browser checks first: required, and minlength from the model.
+      assert.equal(attrOf(home.text, 'Entry_message', 'minlength'), '2');
+
+      // A one-letter message, sent past the browser's check (as the tutorial tells): refused by the server.
+      const short = await v.post(action, { Entry_name: 'Grace', Entry_message: 'x' });
+      const shortBack = await v.get(location(short));
+      assert.match(shortBack.text, /<p class="error">Message must be at least 2 characters long \(it has 1\)<\/p>/);
 
       // An empty message: nothing stored, the form comes back with the name and the messages.
-      const refused = await v.post(action, { Entry_name: 'Grace', Entry_message: '' });
+      const refused = await v.post(actionOf(shortBack.text, '/entries?_form='), { Entry_name: 'Grace', Entry_message: '' });
       const back = location(refused);
       assert.match(back, /^\/\?_form=/);
       const shown = await v.get(back);
