@@ -203,7 +203,7 @@ function policiesWithClient(headers: Record<string, string | string[]> | undefin
  * The URLs of the changed files when every one is a public stylesheet of the app that still exists
  * (`/css/site.css`, `/theme.scss`, `/📌print.css` served as `/print.css`); otherwise undefined, and
  * pages reload. A private partial (`_vars.scss`) may be imported by any stylesheet or inlined into
- * a page, so it reloads the pages.
+ * a page, so it reloads the pages; so do the properties (/🎨.scss), whose texts views print.
  */
 function stylesheetUrls(root: string, changed: readonly string[]): string[] | undefined {
   if (changed.length === 0) return undefined;
@@ -213,6 +213,8 @@ function stylesheetUrls(root: string, changed: readonly string[]): string[] | un
     if (rel === '' || rel.startsWith('..') || !['.css', '.scss'].includes(extname(abs)) || !existsSync(abs)) return undefined;
     const segments = rel.split(sep).map((s) => s.normalize('NFC'));
     if (segments.some((s) => s.startsWith('_') || s.startsWith('.'))) return undefined;
+    // The properties (/🎨.scss) are texts and switches views print too, and never served: pages reload.
+    if (segments.length === 1 && segments[0]!.replace(/\uFE0F/g, '') === '🎨.scss') return undefined;
     const last = segments.length - 1;
     segments[last] = segments[last]!.replace(/^📌/u, '');
     urls.push('/' + segments.join('/'));

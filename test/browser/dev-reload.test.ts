@@ -115,6 +115,14 @@ describe('laneway dev in Chromium', { skip }, () => {
     assert.deepEqual(await violations(), []);
   });
 
+  test('an edit of the properties (/🎨.scss) reloads the pages that print them', async () => {
+    await open('/motto');
+    assert.equal(await page.textContent('#motto'), 'Motto one');
+    writeFileSync(join(dir, '🎨.scss'), "/** @category messages */\n$ui-motto: 'Motto two';\n");
+    await page.waitForFunction(() => document.getElementById('motto')?.textContent === 'Motto two', undefined, { timeout: PATIENCE_MS });
+    assert.deepEqual(await violations(), []);
+  });
+
   test('a broken edit shows the error overlay, which turns back into the page once fixed', async () => {
     await open('/about');
     assert.match(String(await page.textContent('h1')), /About/);
