@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { persistStylesheets } from '../assets/index.js';
 import { appHasData, BuildCache, checkApp, closeAppData, enableDevSignIn, loadApp, openAppData, storeChanges, type App } from '../app/index.js';
-import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js';
+import { BuildError, CODES, formatDiagnostic, LanewayError, type Code, type Diagnostic } from '../diag/index.js';
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
 import { checkAppDirectory, colorEnabled, palette, parseCommandLine, parseLogFormat, parsePort, PLAIN, suggest, usageError, USAGE_EXIT } from './args.js';
@@ -364,7 +364,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     try {
       await openAppData(app, { ...dataOptions, accept: values.accept ?? false });
     } catch (err) {
-      io.err(`laneway migrate: ${(err as Error).message}`);
+      io.err(`laneway migrate: ${storeMessage(err, dir)}`);
       return 1;
     }
     const { applied, notices } = storeChanges(app);
@@ -397,7 +397,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     try {
       await openAppData(app, dataOptions);
     } catch (err) {
-      io.err(`laneway serve: ${(err as Error).message}`);
+      io.err(`laneway serve: ${storeMessage(err, dir)}`);
       return 1;
     }
     logMigrations(app, dataOptions.log);
@@ -465,7 +465,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         try {
           await openAppData(next, dataOptions);
         } catch (err) {
-          io.err(`laneway serve: ${(err as Error).message}`);
+          io.err(`laneway serve: ${storeMessage(err, dir)}`);
           return false;
         }
         logMigrations(next, dataOptions.log);
@@ -512,6 +512,12 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
    * One burst of changes (--watch, dev): load the app again, open its store, serve it. A reload
    * that fails keeps the last good app serving (dev: every page shows the problems instead).
    */
+  /** The last store problem said (not said again while it lasts), and the development retry of the load. */
+  let storeProblem: string | undefined;
+  let storeRetry: NodeJS.Timeout | undefined;
+  // One load at a time: the watcher's bursts and the development retry take turns.
+  let loads: Promise<void> = Promise.resolve();
+  const rebuildQueue = (load: () => Promise<void>): Promise<void> => (loads = loads.then(load, load));
   const rebuild = async (changed: string[], watchDirs: () => Promise<void>): Promise<void> => {
     // The watcher names what changed; SIGHUP reads everything again.
     if (changed.includes('SIGHUP')) cache?.clear();
@@ -521,7 +527,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       next = reloadApp();
     } catch (err) {
       if (!(err instanceof BuildError)) {
-        io.err(`laneway ${command}: ${(err as Error).message}; still serving the last good version`);
+        io.err(`laneway ${command}: ${sentence((err as Error).message)} Still serving the last good version.`);
         return;
       }
       for (const d of err.diagnostics) logger.diagnostic(d);
@@ -536,9 +542,25 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     try {
       await openAppData(next, dataOptions);
     } catch (err) {
-      io.err(`laneway ${command}: the reloaded app's database could not be opened: ${(err as Error).message}; still serving the last good version`);
+      const message = storeMessage(err, dir);
+      // Said once while the same problem lasts (the development retries below would repeat it).
+      if (message !== storeProblem) io.err(`laneway ${command}: the reloaded app's database could not be opened: ${sentence(message)} ${devTools ? 'Every page shows the problem until it is solved.' : 'Still serving the last good version.'}`);
+      storeProblem = message;
+      if (devTools) {
+        // Development: the browser shows it (a model change that loses data, a database that is
+        // down), and the load is tried again until the database opens, for instance after
+        // `laneway migrate --accept` in another terminal, with no file changed.
+        const named = (err as { code?: unknown }).code;
+        const code = err instanceof LanewayError ? err.code : typeof named === 'string' && Object.hasOwn(CODES, named) ? (named as Code) : 'LW_STORE_UNAVAILABLE';
+        devTools.failed([{ code, severity: 'error', message, file: '/📦/', line: 1, column: 1 }], changed);
+        clearTimeout(storeRetry);
+        storeRetry = setTimeout(() => void rebuildQueue(() => rebuild([], watchDirs)), STORE_RETRY_MS);
+        storeRetry.unref();
+      }
       return;
     }
+    clearTimeout(storeRetry);
+    storeProblem = undefined;
     // The reloaded app's sign-in gets the test users again (each load makes its own).
     if (devUsers) {
       try {
@@ -563,7 +585,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         files: [sourcesFile],
         dirs: () => localSourceDirs(dir, sources),
         ignore: [values.data, process.env.LANEWAY_DATA].filter((d): d is string => !!d).map((d) => resolve(d)),
-        onChange: rebuild,
+        onChange: (changed, watchDirs) => rebuildQueue(() => rebuild(changed, watchDirs)),
         onError: (err) => io.err(`laneway ${command}: warning: the file watcher failed: ${err.message}; changes may be missed [LW_DEV_WATCH]`),
       })
     : undefined;
@@ -573,6 +595,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     const stop = () => {
       if (stopping) return;
       stopping = true;
+      clearTimeout(storeRetry);
       void watcher?.close();
       devTools?.close();
       void metricsServer?.close();
@@ -583,7 +606,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   });
   // SIGHUP (systemctl reload): the app read from its files again and swapped in, as --watch does
   // after an edit; a build with errors keeps the running version. No request is dropped.
-  process.on('SIGHUP', () => void rebuild(['SIGHUP'], async () => {}));
+  process.on('SIGHUP', () => void rebuildQueue(() => rebuild(['SIGHUP'], async () => {})));
   // Last resort: a rejection nobody handled is a Laneway defect, never a reason to stop serving
   // everyone else. Logged with what is known of it (a request id when the error carries one).
   process.on('unhandledRejection', (reason) => {
@@ -627,4 +650,19 @@ function devWarning(users: readonly DevUser[]): string {
     `WARNING: development sign-in is on (--dev, ${DEV_USERS_ENV}): anyone who can reach this server can sign in as ${names}, ` +
     `from the sign-in page or with a POST to /__/auth/dev/<id>. Never serve real users this way. [LW_AUTH_DEV_SIGNIN]`
   );
+}
+
+/** How often `laneway dev` tries again to open a reloaded app's database that would not open. */
+const STORE_RETRY_MS = 1000;
+
+/** A store's refusal as the command line says it: the app's own directory in its `laneway migrate` hint. */
+function storeMessage(err: unknown, dir: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace('<app dir>', /^[\w./-]+$/.test(dir) ? dir : JSON.stringify(dir));
+}
+
+/** A message as a sentence of its own, ending with one full stop. */
+function sentence(message: string): string {
+  const text = message.trimEnd();
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
