@@ -3,7 +3,7 @@
  *
  * Appending to one string builds a rope of many thousand pieces; turning a large rope into UTF-8
  * bytes at the end (`Buffer.from`) first flattens it, and that costs several times the encoding
- * itself (about 1.9 ms for a 480 KB page of 2000 table rows, against 0.4 ms in pieces: see
+ * itself (about 1.9 ms for a 480 KB page of 2000 table rows, against 0.4 ms in pieces, measured alone: see
  * bench/README.md "Where a page's time goes"). So the renderer writes its string into one Buffer
  * every `FLUSH_CHARS` characters, while the pieces are fresh, and starts again with an empty string.
  */
