@@ -3,8 +3,10 @@
 //
 // A scenario is measured as alternating runs (baseline, candidate, baseline, candidate, …) after
 // one warm-up per server; the figure reported for each side is the median req/s of its runs.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -22,6 +24,42 @@ export const WORKLOAD = Object.freeze({
 
 const HOST = '127.0.0.1';
 const children = new Set();
+
+/**
+ * Pinning (BENCH_PIN, on by default where `taskset` exists and there are 2 or more cores): the
+ * servers of startServer() run on the last core, this process (the load generator) on the others,
+ * so the two do not take turns on one core. Benches that spawn their own servers (cluster,
+ * startup) are left as they are. BENCH_PIN=0 switches it off.
+ */
+const TASKSET = '/usr/bin/taskset';
+const CORES = availableParallelism();
+export const PINNED = process.env.BENCH_PIN !== '0' && CORES >= 2 && existsSync(TASKSET);
+const SERVER_CORE = String(CORES - 1);
+let selfPinned = false;
+/** Pins this process to the cores the servers do not use; done by the first startServer(). */
+function pinSelf() {
+  if (selfPinned) return;
+  selfPinned = true;
+  try {
+    execFileSync(TASKSET, ['-a', '-p', '-c', `0-${CORES - 2}`, String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    // Not allowed here: the load generator then runs unpinned.
+  }
+}
+
+/** Server pid by port, for the CPU time per request (/proc/<pid>/stat). */
+const pidByPort = new Map();
+const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
+/** CPU time (user + system, µs) the process has used so far, or null where /proc is not there. */
+export function cpuMicros(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_US;
+  } catch {
+    return null;
+  }
+}
 
 function killChildren() {
   for (const child of children) child.kill('SIGKILL');
@@ -41,7 +79,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
  */
 export function startServer(script, args = [], { timeoutMs = 10_000 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    if (PINNED) pinSelf();
+    const command = PINNED ? [TASKSET, ['-c', SERVER_CORE, process.execPath, script, ...args]] : [process.execPath, [script, ...args]];
+    const child = spawn(command[0], command[1], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.add(child);
     let out = '';
     const timer = setTimeout(() => fail(new Error(`${script} did not report a port within ${timeoutMs} ms`)), timeoutMs);
@@ -62,8 +102,10 @@ export function startServer(script, args = [], { timeoutMs = 10_000 } = {}) {
       child.removeAllListeners('exit');
       child.stdout.off('data', onData);
       child.stdout.resume();
+      pidByPort.set(Number(m[1]), child.pid);
       resolve({
         port: Number(m[1]),
+        pid: child.pid,
         stop() {
           children.delete(child);
           return new Promise((done) => {
@@ -125,6 +167,8 @@ export async function checkTarget(label, port, path, { status, bodyIncludes, sam
  * `connections` defaults to the workload's (BENCH_CONNECTIONS).
  */
 export async function load(port, path, seconds, expectStatus, headers, connections = WORKLOAD.connections) {
+  const pid = pidByPort.get(port);
+  const cpuBefore = pid === undefined ? null : cpuMicros(pid);
   const result = await autocannon({
     url: `http://${HOST}:${port}${path}`,
     ...(headers && { headers }),
@@ -137,9 +181,12 @@ export async function load(port, path, seconds, expectStatus, headers, connectio
   if (result.errors || result.timeouts || statuses.some((s) => s !== expectStatus)) {
     throw new Error(`GET ${path}: ${result.errors} errors, ${result.timeouts} timeouts, statuses ${statuses.join(', ')} (expected only ${expectStatus})`);
   }
+  const cpuAfter = pid === undefined ? null : cpuMicros(pid);
   return {
     rps: result.requests.total / result.duration,
     p99: result.latency.p99,
+    /** Server CPU µs per request (its process alone; null when unknown). */
+    cpu: cpuBefore === null || cpuAfter === null || result.requests.total === 0 ? null : (cpuAfter - cpuBefore) / result.requests.total,
   };
 }
 
@@ -162,27 +209,72 @@ export async function compare(name, a, b, expectStatus) {
     runs.a.push(await load(a.port, a.path, WORKLOAD.seconds, expectStatus, a.headers, a.connections));
     runs.b.push(await load(b.port, b.path, WORKLOAD.seconds, expectStatus, b.headers, b.connections));
   }
-  const rpsA = median(runs.a.map((r) => r.rps));
-  const rpsB = median(runs.b.map((r) => r.rps));
+  const side = (label, rs) => ({
+    label,
+    rps: median(rs.map((r) => r.rps)),
+    runs: rs.map((r) => Math.round(r.rps)),
+    p99: median(rs.map((r) => r.p99)),
+    cpu: rs.every((r) => r.cpu !== null) ? median(rs.map((r) => r.cpu)) : null,
+  });
+  const baseline = side(a.label, runs.a);
+  const candidate = side(b.label, runs.b);
   return {
     name,
-    baseline: { label: a.label, rps: rpsA, runs: runs.a.map((r) => Math.round(r.rps)), p99: median(runs.a.map((r) => r.p99)) },
-    candidate: { label: b.label, rps: rpsB, runs: runs.b.map((r) => Math.round(r.rps)), p99: median(runs.b.map((r) => r.p99)) },
-    ratio: rpsB / rpsA,
+    baseline,
+    candidate,
+    ratio: candidate.rps / baseline.rps,
+    /** Baseline CPU per request ÷ the candidate's: above 1 when the candidate costs less. */
+    cpuRatio: baseline.cpu !== null && candidate.cpu !== null ? baseline.cpu / candidate.cpu : null,
   };
+}
+
+/**
+ * Measures one candidate against several baselines in the same run: a warm-up of each, then
+ * rounds of candidate, baseline 1, baseline 2, … (BENCH_ROUNDS rounds). Returns one compare()-shaped
+ * result per baseline, each paired with the candidate's runs of the same rounds.
+ */
+export async function compareMany(name, candidate, baselines, expectStatus) {
+  const all = [candidate, ...baselines];
+  for (const t of all) await load(t.port, t.path, WORKLOAD.warmupSeconds, expectStatus, t.headers, t.connections);
+  const runs = all.map(() => []);
+  for (let i = 0; i < WORKLOAD.rounds; i++) {
+    for (const [j, t] of all.entries()) runs[j].push(await load(t.port, t.path, WORKLOAD.seconds, expectStatus, t.headers, t.connections));
+  }
+  const side = (label, rs) => ({
+    label,
+    rps: median(rs.map((r) => r.rps)),
+    runs: rs.map((r) => Math.round(r.rps)),
+    p99: median(rs.map((r) => r.p99)),
+    cpu: rs.every((r) => r.cpu !== null) ? median(rs.map((r) => r.cpu)) : null,
+  });
+  const cand = side(candidate.label, runs[0]);
+  return baselines.map((b, j) => {
+    const base = side(b.label, runs[j + 1]);
+    return {
+      name: `${name}: ${candidate.label} vs ${b.label}`,
+      baseline: base,
+      candidate: cand,
+      ratio: cand.rps / base.rps,
+      cpuRatio: base.cpu !== null && cand.cpu !== null ? base.cpu / cand.cpu : null,
+    };
+  });
 }
 
 /** Prints one scenario's figures; `target` is the ratio the candidate should reach. */
 export function report(result, target) {
   const fmt = (n) => Math.round(n).toLocaleString('en-US').padStart(8);
-  const side = (s) => `  ${s.label.padEnd(16)} ${fmt(s.rps)} req/s  (runs ${s.runs.join(', ')}; p99 ${s.p99} ms)`;
+  const cpu = (s) => (s.cpu === null ? '' : `  ${s.cpu.toFixed(1).padStart(7)} CPU µs/req`);
+  const side = (s) => `  ${s.label.padEnd(16)} ${fmt(s.rps)} req/s${cpu(s)}  (runs ${s.runs.join(', ')}; p99 ${s.p99} ms)`;
   const verdict = target === undefined ? '' : result.ratio >= target ? `  ≥ ${target} ✓` : `  < ${target} ✗ (below target)`;
-  console.log(`${result.name}\n${side(result.baseline)}\n${side(result.candidate)}\n  ratio ${result.ratio.toFixed(3)}×${verdict}\n`);
+  const cpuRatio = result.cpuRatio == null ? '' : `; CPU/req ${result.cpuRatio.toFixed(3)}× (baseline ÷ candidate)`;
+  console.log(`${result.name}\n${side(result.baseline)}\n${side(result.candidate)}\n  ratio ${result.ratio.toFixed(3)}×${verdict}${cpuRatio}\n`);
 }
 
 export function describeWorkload() {
   const w = WORKLOAD;
-  return `autocannon, ${w.connections} connections, pipelining ${w.pipelining}, ${w.warmupSeconds} s warm-up per server, then ${w.rounds}× alternating ${w.seconds} s runs per side; median req/s`;
+  const pin = PINNED ? `servers pinned to core ${SERVER_CORE}, load generator to the others` : 'unpinned';
+  const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+  return `autocannon, ${w.connections} connections, pipelining ${w.pipelining}, ${w.warmupSeconds} s warm-up per server, then ${w.rounds}× alternating ${w.seconds} s runs per side; median req/s and server CPU µs/request; ${pin}; load average ${load}`;
 }
 
 /**

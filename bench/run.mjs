@@ -1,7 +1,7 @@
 // Runs every bench/*.bench.mjs in sequence, each in its own process, output forwarded.
 // Usage: node bench/run.mjs [FILTER]   (FILTER: a substring of the file name, e.g. "static")
 // `npm run bench` builds first (the benches load ../dist).
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { cpus, platform, release } from 'node:os';
 import { join } from 'node:path';
@@ -24,12 +24,15 @@ if (!files.length) {
 let failed = 0;
 for (const file of files) {
   console.log(`== ${file}`);
+  // A file may allow itself longer with a line `// bench-timeout-s: N` (a multiple of the default).
+  const own = /^\/\/ bench-timeout-s: (\d+)$/m.exec(readFileSync(join(dir, file), 'utf8'));
+  const limitMs = own && !process.env.BENCH_FILE_TIMEOUT_MS ? Number(own[1]) * 1000 : LIMIT_MS;
   const code = await new Promise((resolve) => {
     const child = spawn(process.execPath, [join(dir, file)], { stdio: 'inherit' });
     const timer = setTimeout(() => {
-      console.error(`${file}: still running after ${LIMIT_MS / 1000} s; killed`);
+      console.error(`${file}: still running after ${limitMs / 1000} s; killed`);
       child.kill('SIGKILL');
-    }, LIMIT_MS);
+    }, limitMs);
     const stop = () => child.kill('SIGTERM');
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

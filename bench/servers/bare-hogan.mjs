@@ -7,7 +7,8 @@
 // The Hogan templates are the fixture's own files with Laneway's lines taken out (the marker on
 // line 1 and the declaration pragmas `{{% … }}`, which Hogan does not know); what those pragmas
 // declare is passed as data instead:
-//   GET /products → items computed per request by makeItems() (as 📤/Items.js does in Laneway)
+//   GET /products, /products-20, /products-2000 → 200, 20 or 2000 items computed per request by
+//     makeItems() (as 📤/Items.js, Items20.js and Items2000.js do in Laneway)
 //   GET /catalog  → items parsed once from _data/items.yaml (as Laneway's yaml pragma does)
 // and `site` parsed once from _data/site.yaml for both.
 import { createHash } from 'node:crypto';
@@ -30,10 +31,10 @@ function hoganTemplate(path) {
   return Hogan.compile(lines.filter((line) => !/^\s*\{\{\s*%[^}]*\}\}\s*$/.test(line)).join('\n'));
 }
 
-// The same rows as bench/fixtures/view-app/📤/Items.js, in plain JavaScript.
+// The same rows as bench/fixtures/view-app/📤/Items.js (Items20.js, Items2000.js), in plain JavaScript.
 const KINDS = ['Widget', 'Gadget', 'Sprocket', 'Gizmo'];
-const makeItems = () =>
-  Array.from({ length: 200 }, (_, i) => ({
+const makeItems = (n) =>
+  Array.from({ length: n }, (_, i) => ({
     id: i + 1,
     name: i % 7 === 0 ? `${KINDS[i % 4]} "${i}" & co` : `${KINDS[i % 4]} ${i}`,
     price: (i * 3.7).toFixed(2),
@@ -52,7 +53,9 @@ const partials = {
 };
 const csp = process.argv[3];
 const pages = new Map([
-  ['/products', { template: hoganTemplate('products.html'), data: () => ({ site, Items: makeItems() }) }],
+  ['/products', { template: hoganTemplate('products.html'), data: () => ({ site, Items: makeItems(200) }) }],
+  ['/products-20', { template: hoganTemplate('products-20.html'), data: () => ({ site, Items20: makeItems(20) }) }],
+  ['/products-2000', { template: hoganTemplate('products-2000.html'), data: () => ({ site, Items2000: makeItems(2000) }) }],
   ['/catalog', { template: hoganTemplate('catalog.html'), data: () => ({ site, items: catalogItems }) }],
 ]);
 

@@ -8,6 +8,7 @@
  * settles; a template whose values are all at hand never allocates a Promise.
  */
 import { BARE, WebSafe, safeMarkup } from '../shared/index.js';
+import { FLUSH_CHARS, type ByteSink } from './bytes.js';
 import { chooseString } from './pragma.js';
 
 /** A compiled list of nodes. `at` is the resume point (0 on entry). */
@@ -71,11 +72,13 @@ export function isStackOverflow(e: unknown): boolean {
 
 /** Per-render state. One instance per `render` call; never shared. */
 /** Section items rendered between two calls of RenderState.meter. */
-const METER_EVERY = 256;
+const METER_EVERY = 1024;
 
 export class RenderState {
-  /** The output so far. */
+  /** The output so far (since the last flush to `out`). */
   s = '';
+  /** Views answering a request: the bytes of the output before `s` (written every FLUSH_CHARS characters of `s`). */
+  out: ByteSink | null = null;
   /** The context stack: section values and alias frames, innermost last. */
   stack: unknown[];
   /** The object the last looked-up value was read from (`this` for an implicit method call). */
@@ -626,9 +629,13 @@ function loopFrom(
 }
 
 function renderItem(S: RenderState, item: unknown, i: number, body: Body, ind: string, frame: AliasFrame | null, it: Iteration, top: number): void | Promise<void> {
+  if (S.out !== null && S.s.length > FLUSH_CHARS) {
+    S.out.write(S.s);
+    S.s = '';
+  }
   if (S.meter !== null && --S.k < 0) {
     S.k = METER_EVERY;
-    S.meter(S.s.length);
+    S.meter(S.s.length + (S.out === null ? 0 : S.out.chars));
   }
   it.i = i;
   let c = item;
@@ -775,10 +782,13 @@ export function dynamicPartial(S: RenderState, c: unknown, ind: string, name: un
 /** Renders a body into a separate string (lambdas), restoring the output afterwards. */
 export function capture(S: RenderState, c: unknown, body: Body): string {
   const saved = S.s;
+  const out = S.out;
   S.s = '';
+  S.out = null;
   body(S, c, '', 0);
   const result = S.s;
   S.s = saved;
+  S.out = out;
   return result;
 }
 

@@ -16,6 +16,7 @@ const parsedData = new WeakMap<object, Map<string, { text: string; value: unknow
 import { locate, type Code, type DiagnosticList } from '../diag/index.js';
 import { normalizePath, yamlToJS, type SourceTree } from '../shared/index.js';
 import { walkTemplate, type Expr, type Node, type PathExpr, type TextNode } from './ast.js';
+import { ByteSink } from './bytes.js';
 import { generate, type Declaration, type Fallback, type UnitCode } from './codegen.js';
 import { parseTemplate } from './parse.js';
 import type { Pragma } from './pragma.js';
@@ -102,14 +103,21 @@ export interface RenderInput {
   /** Called with the position of a run-time error (the page shows ⚠️ there). */
   onError?(info: { file: string; line: number; column: number; error: unknown }): void;
   /**
-   * Called every few hundred section items with the length of the output so far, so that the caller can charge the time the view takes
+   * Called every thousand or so section items with the length of the output so far, so that the caller can charge the time the view takes
    * to the request's budget; throwing (a limit) stops the render like any run-time error.
    */
   meter?(outputLength: number): void;
+  /**
+   * The page is an HTTP answer: the output is written as UTF-8 bytes while it is rendered and
+   * comes back in `body` (`html` is then empty, unless the render failed).
+   */
+  bytes?: boolean;
 }
 
 export interface RenderOutput {
   html: string;
+  /** With `bytes`: the page's UTF-8 bytes. */
+  body?: Buffer;
   /** Render-If was falsy: answer 200 with an empty body. */
   empty: boolean;
   /** The resolved Cache-Control-Seconds value. */
@@ -754,6 +762,8 @@ export function compileView(file: string, source: string, options: ViewCompileOp
   const renderIfPos = unit.renderIf && { file, source, offset: unit.renderIf.at };
   const cachePos = cache && cacheUnit && { file: cacheUnit.file, source: cacheUnit.source, offset: cache.at };
 
+  /** The size of the last page rendered as bytes: the next one's Buffer starts that large. */
+  let sizeHint = 0;
   const view: CompiledView = {
     file,
     imports,
@@ -768,6 +778,7 @@ export function compileView(file: string, source: string, options: ViewCompileOp
       const S = new RenderState(thisValue === undefined ? [] : [thisValue]);
       S.importValue = input.importValue;
       if (input.meter) S.meter = input.meter;
+      if (input.bytes === true) S.out = new ByteSink(sizeHint);
       S.globals = input.globals ?? null;
       S.year = (input.now ?? new Date()).getUTCFullYear();
       const c = thisValue;
@@ -791,14 +802,21 @@ export function compileView(file: string, source: string, options: ViewCompileOp
             // The error hook must not turn a rendering problem into a crash.
           }
         }
-        let html = S.s + '⚠️';
+        let html = (S.out === null ? '' : S.out.bytes().toString('utf8')) + S.s + '⚠️';
         if (input.dev) html += `<!-- ${commentText(failure.message)} -->`;
         const outcome: RenderOutput = { html, empty: false, failed: failure };
         if (seconds !== undefined) outcome.cacheSeconds = seconds;
         return outcome;
       };
       const finish = (): RenderOutput => {
-        const outcome: RenderOutput = { html: S.s, empty: false };
+        let outcome: RenderOutput;
+        if (S.out !== null) {
+          const bytes = S.out.end(S.s);
+          sizeHint = bytes.length;
+          outcome = { html: '', body: bytes, empty: false };
+        } else {
+          outcome = { html: S.s, empty: false };
+        }
         if (seconds !== undefined) outcome.cacheSeconds = seconds;
         return outcome;
       };

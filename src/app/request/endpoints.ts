@@ -192,12 +192,12 @@ function renderView(
     }
     // Render-If falsy: 200 with an empty body (docs/views.md "Render-If").
     if (out.empty) return { type: 'body', status: 200, contentType: HTML, body: '', headers };
-    return { type: 'body', status, contentType: HTML, body: out.html, headers, etag: status === 200 };
+    return { type: 'body', status, contentType: HTML, body: out.body ?? out.html, headers, etag: status === 200 };
   };
   // A visitor with a session: the messages its previous request left show on this page, then are gone.
   const visitor = req.method === 'GET' && ctx.modules.data?.visitors && req.headers.cookie?.includes('sid=') ? scope.visitor() : undefined;
   if (!visitor?.known) {
-    const out = view.render(scope.renderInput(consumer));
+    const out = view.render({ ...scope.renderInput(consumer), bytes: true });
     return out instanceof Promise ? out.then((o) => withVisitorCookies(finish(o), scope)) : withVisitorCookies(finish(out), scope);
   }
   return (async () => {
@@ -208,7 +208,7 @@ function renderView(
       ctx.modules.log(`the visitor's messages could not be read: ${(e as Error).message}`, { id: req.id, code: 'LW_SESSION_UNAVAILABLE' });
     }
     if (flash) scope.setGlobals({ ...ctx.modules.globals, Messages: messagesGlobal(flash.flash) });
-    const reply = finish(await view.render(scope.renderInput(consumer)));
+    const reply = finish(await view.render({ ...scope.renderInput(consumer), bytes: true }));
     if (flash && reply.type !== 'error') {
       try {
         await visitor.takeFlash(flash.raw);
