@@ -587,6 +587,11 @@ export function viewMemberChecker(system: Pick<ModuleSystem, 'data' | 'content'>
     if (second === undefined) return true;
     if (!field) {
       if (VIEW_QUERY_MEMBERS.has(second) || first === 'get' || first === 'optional') return true;
+      // `{{#Profile.me.all}}`: the user's profiles in every container, as `{{#Profile.me}}` (docs/users.md).
+      if (first === 'me' && second === 'all' && module === '📦') {
+        const third = rest[2];
+        return third === undefined || VIEW_QUERY_MEMBERS.has(third) ? true : `a view can read ${[...VIEW_QUERY_MEMBERS].join(', ')} of ${model}.me.all; make other queries in a supplier`;
+      }
       return `a view can read ${[...VIEW_QUERY_MEMBERS].join(', ')} of ${model}.${first}; make other queries in a supplier`;
     }
     if (FIELD_METADATA.has(second) || (field.values ?? []).some((v) => v.value === second)) return true;
