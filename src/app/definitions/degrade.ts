@@ -37,18 +37,22 @@ export class UnitNeeds {
 }
 
 /**
- * Moves what compiling one file reported (`scratch`) to the load's list. When its errors are all
- * "not available" verdicts, they become warnings saying the file answers 501 and the features are
- * returned; else everything is reported as it was and the result is undefined.
+ * Settles what compiling one file reported: the items of `list` from `start` on. When its errors
+ * are all "not available" verdicts, they become warnings saying the file answers 501 (one per
+ * line and feature) and the features are returned; else everything stays as it was and the
+ * result is undefined. (The compilers report to the load's own list: a view's context, shared by
+ * the views of a load, is kept per list.)
  */
-export function settleUnit(scratch: DiagnosticList, needs: UnitNeeds, target: DiagnosticList, what = 'this file answers 501 Not Implemented'): string[] | undefined {
-  const errors = scratch.items.filter((d) => d.severity === 'error');
+export function settleUnit(list: DiagnosticList, start: number, needs: UnitNeeds, what = 'this file answers 501 Not Implemented'): string[] | undefined {
+  const items = list.items.slice(start);
+  const errors = items.filter((d) => d.severity === 'error');
   const features = errors.map((d) => needs.featureOf(d.message));
-  const degraded = errors.length > 0 && features.every((f) => f !== undefined);
+  if (errors.length === 0 || !features.every((f) => f !== undefined)) return undefined;
+  list.items.length = start;
   const lines = new Set<string>();
-  for (const d of scratch.items) {
-    if (!degraded || d.severity !== 'error') {
-      target.items.push(d);
+  for (const d of items) {
+    if (d.severity !== 'error') {
+      list.items.push(d);
       continue;
     }
     const feature = needs.featureOf(d.message)!;
@@ -57,7 +61,7 @@ export function settleUnit(scratch: DiagnosticList, needs: UnitNeeds, target: Di
     if (lines.has(line)) continue;
     lines.add(line);
     const code: Code = feature === FEATURES.platform ? 'LW_SCRIPT_PLATFORM_MODULE' : 'LW_APP_NOT_AVAILABLE';
-    target.at('warning', code, `${d.message} (docs/status.md, "Not available": ${feature}): ${what}, and the rest of the app runs`, d.file, { line: d.line, column: d.column });
+    list.at('warning', code, `${d.message} (docs/status.md, "Not available": ${feature}): ${what}, and the rest of the app runs`, d.file, { line: d.line, column: d.column });
   }
-  return degraded ? [...new Set(features as string[])] : undefined;
+  return [...new Set(features as string[])];
 }

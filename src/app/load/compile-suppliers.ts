@@ -81,23 +81,24 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
     // An endpoint-specific supplier of a `{name}.html` page also sees that page's parameter.
     const fileParam = info.endpointSpecific ? paramName(info.base) : undefined;
     const needs = new UnitNeeds();
-    const scratch = new DiagnosticList();
+    const list = ctx.diagnostics;
+    const start = list.items.length;
     const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam), needs);
     let code: SupplierCode | undefined;
     if (info.kind === 'form-supplier') {
       const data = modules.data;
-      const form = data ? parseFormFile(file.path, source, data.schema, scratch) : undefined;
-      if (!data) scratch.error('LW_FORM_MODEL', 'a form fills a model: define the model in /📦/ first (for example /📦/🌐Task.yaml)', file.path);
+      const form = data ? parseFormFile(file.path, source, data.schema, list) : undefined;
+      if (!data) list.error('LW_FORM_MODEL', 'a form fills a model: define the model in /📦/ first (for example /📦/🌐Task.yaml)', file.path);
       if (form && data) code = { file: info, form, formType: data.addForm(info.path, form) };
     } else if (info.kind === 'html-supplier') {
       // The page pass runs before code generation: it marks the JSON escaping of data blocks.
-      const view = compileView(file.path, source, { tree, diagnostics: scratch, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), prepare: (t) => ctx.csp.prepare(t) });
+      const view = compileView(file.path, source, { tree, diagnostics: list, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), prepare: (t) => ctx.csp.prepare(t) });
       if (view) code = { file: info, view };
     } else {
-      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: scratch, checkImport: check, ...scriptModelOptions(modules, 'a supplier') });
+      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: list, checkImport: check, ...scriptModelOptions(modules, 'a supplier') });
       if (script) code = { file: info, script };
     }
-    const features = settleUnit(scratch, needs, ctx.diagnostics, `${info.path} supplies nothing, and every file that imports from it answers 501 Not Implemented`);
+    const features = settleUnit(list, start, needs, `${info.path} supplies nothing, and every file that imports from it answers 501 Not Implemented`);
     if (features) modules.degraded.set(info.path, features.join(' and '));
     else if (code) modules.code.set(info.path, code);
   }

@@ -3,7 +3,7 @@
  * wired to the loader; the HTTP layer only ever sees the resulting endpoints.
  */
 import type { PagePolicy, PolicyCompiler } from '../../csp/index.js';
-import { codeFrame, DiagnosticList, LanewayError, type Code } from '../../diag/index.js';
+import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../../router/index.js';
 import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../../script/index.js';
 import type { SourceTree } from '../../shared/index.js';
@@ -111,11 +111,11 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
  * it, or by `settle()` for a file compiled without unitOf.
  */
 function degradable(ctx: CompileContext, degraded: (features: string[]) => void): { ctx: CompileContext; settle(): void } {
-  const scratch = new DiagnosticList();
   const needs = new UnitNeeds();
+  let start = ctx.diagnostics.items.length;
   const settle = (): void => {
-    const features = settleUnit(scratch, needs, ctx.diagnostics);
-    scratch.items.length = 0;
+    const features = settleUnit(ctx.diagnostics, start, needs);
+    start = ctx.diagnostics.items.length;
     if (features) degraded(features);
   };
   const units = ctx.units;
@@ -123,6 +123,7 @@ function degradable(ctx: CompileContext, degraded: (features: string[]) => void)
   const settled: UnitStore = {
     unit(file, kind, compile) {
       const run = () => {
+        start = ctx.diagnostics.items.length;
         try {
           return compile();
         } finally {
@@ -132,7 +133,7 @@ function degradable(ctx: CompileContext, degraded: (features: string[]) => void)
       return units ? units.unit(file, kind, run) : run();
     },
   };
-  return { ctx: { ...ctx, diagnostics: scratch, needs, units: settled }, settle };
+  return { ctx: { ...ctx, needs, units: settled }, settle };
 }
 
 function viewConsumer(file: ClassifiedFile): Consumer {
