@@ -444,6 +444,12 @@ class FileReader {
   }
 
   private reportModel(name: string, key: string, node: Node | null): void {
+    const unavailable = this.schema.unavailable?.get(name);
+    if (unavailable !== undefined) {
+      // A model Laneway cannot define (docs/status.md "What degrades"): its rule has nothing to apply to.
+      this.warn('LW_APP_NOT_AVAILABLE', `the model ${name} is left out: it is one of the ${unavailable} (docs/status.md, "Not available": ${unavailable}); the rule for "${key}" is skipped`, node);
+      return;
+    }
     const models = [...this.schema.models.keys()].sort();
     if (this.schema.embedded.has(name)) {
       const owners = models.filter((m) => embeddedTypesOf(this.schema.models.get(m)!).has(name));

@@ -56,6 +56,8 @@ Options:
                      local connector it uses, or the sources file (a reload with errors
                      prints them and keeps serving the last good version)
   --body-limit BYTES largest request body accepted (default 1048576); larger ones get 413
+  --strict           refuse to start when a file needs a feature Laneway does not have
+                     (docs/status.md "What degrades"), instead of answering 501 for it
   --data DIR         data directory of the SQLite database (default: $LANEWAY_DATA, else
                      DIR/.laneway; add .laneway/ to .gitignore)
   --database URL     use PostgreSQL (postgres://…) instead of SQLite (default: $DATABASE_URL)
@@ -97,13 +99,15 @@ Answers only requests for localhost (and *.localhost), a loopback address (127.0
 Starts even when the app does not compile. Prints "listening on http://HOST:PORT" when ready.
 
 Options: those of \`laneway serve\` (--dev and --watch are always on). See docs/cli.md.`,
-  check: `Usage: laneway check DIR [--source URL=DIR]... [--sources FILE]
+  check: `Usage: laneway check DIR [--strict] [--source URL=DIR]... [--sources FILE]
 
 Compiles the whole app and prints every problem, one per line, as
   relative/path:line:column: message [CODE]
 then a summary. Exits 0 when there are no errors (warnings alone do not fail), 1 otherwise.
 
 Options:
+  --strict           what degrades (a file needing a feature Laneway does not have answers
+                     501, docs/status.md "What degrades") is an error, not a warning: for CI
   --source URL=DIR   use the local directory DIR for the connector or site at the git URL
                      (repeatable; also $LANEWAY_SOURCES; docs/connectors.md)
   --sources FILE     read the sources map from FILE (default: laneway.sources.yaml next
@@ -196,6 +200,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       'metrics-host': { type: 'string' },
       'metrics-port': { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
+      strict: { type: 'boolean' },
     },
     paint.err,
   );
@@ -277,7 +282,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
 
   if (command === 'check') {
     // A broken sources file is listed with the app's problems; the app is checked with the entries that are fine.
-    const diagnostics = [...read.diagnostics, ...checkApp(dir, { sources })];
+    const diagnostics = [...read.diagnostics, ...checkApp(dir, { sources, strict: values.strict ?? false })];
     for (const d of diagnostics) io.out(formatDiagnostic(d));
     io.out(summary(diagnostics));
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
@@ -338,7 +343,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const cache = values.watch ? new BuildCache() : undefined;
   let app;
   try {
-    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, ...(cache && { cache }) });
+    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, strict: values.strict ?? false, ...(cache && { cache }) });
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
     for (const d of err.diagnostics) logger.diagnostic(d);
@@ -424,7 +429,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (typeof again === 'string') throw new Error(again);
     if (again.diagnostics.length > 0) throw new BuildError(again.diagnostics);
     sources = again.sources;
-    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, ...(cache && { cache }) });
+    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, strict: values.strict ?? false, ...(cache && { cache }) });
   };
   // Several workers (src/supervisor/): this process has checked the app and its data; it supervises
   // the workers, or, started by the supervisor, it is one of them.

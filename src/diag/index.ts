@@ -126,6 +126,17 @@ export class BuildError extends Error {
   }
 }
 
+/**
+ * The codes of what degrades instead of stopping the app (docs/status.md "What degrades"): a
+ * warning each, which `laneway check --strict` and `serve --strict` turn into errors.
+ */
+export const NOT_AVAILABLE_CODES: ReadonlySet<Code> = new Set<Code>(['LW_APP_NOT_AVAILABLE', 'LW_SCRIPT_PLATFORM_MODULE', 'LW_MODEL_TYPE_NOT_AVAILABLE', 'LW_MODEL_NOT_AVAILABLE']);
+
+/** `--strict`: every warning of something degraded becomes an error. */
+export function strictDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return diagnostics.map((d) => (d.severity === 'warning' && NOT_AVAILABLE_CODES.has(d.code) ? { ...d, severity: 'error' } : d));
+}
+
 /** A short description of each code, for docs and tests. */
 export function describeCode(code: Code): string {
   return CODES[code];

@@ -26,9 +26,9 @@ const VALUE_TYPES: ReadonlySet<string> = new Set<ValueType>([
 
 /** Types of the platform that this version does not store yet. */
 const NOT_AVAILABLE: Record<string, string> = {
-  source: 'source is a platform-internal type, not available in this version of Laneway; use string',
-  namespace: 'namespace is a platform-internal type, not available in this version of Laneway; use string',
-  domain: 'domain is a platform-internal type, not available in this version of Laneway; use string',
+  source: 'a git URL of a site',
+  namespace: "a namespace of the platform's",
+  domain: 'a domain name',
 };
 
 /** Names people reach for, and the type to write instead. */
@@ -117,6 +117,10 @@ class FileScope {
 
   error(code: Code, message: string, node: Node | null | undefined, fallback?: Node | null): void {
     this.ctx.diagnostics.error(code, message, this.file, this.source, offsetOf(node) ?? offsetOf(fallback) ?? 0);
+  }
+
+  warn(code: Code, message: string, node: Node | null | undefined, fallback?: Node | null): void {
+    this.ctx.diagnostics.warn(code, message, this.file, this.source, offsetOf(node) ?? offsetOf(fallback) ?? 0);
   }
 
   at(node: Node | null | undefined, fallback?: Node | null) {
@@ -350,7 +354,9 @@ function parseField(
   }
   if (!ok) return undefined;
 
-  applyOptions(field, options, model, scope);
+  // A platform-internal type kept as a string: its own options (`init:` of a namespace) are ignored.
+  const platform = !isMap(typeNode) && isScalar(typeNode) && typeof typeNode.value === 'string' && typeNode.value.trim() in NOT_AVAILABLE;
+  applyOptions(field, platform ? options.filter((pair) => platformOption(pair, field, scope)) : options, model, scope);
   if (field.type === 'options' && field.values === undefined) {
     scope.error('LW_MODEL_OPTIONS_VALUES', `the options field "${name}" needs its values: write \`${rawKey}: {type: options, values: [first, second]}\``, keyNode);
   }
@@ -371,8 +377,13 @@ function resolveType(typeName: string, model: ModelDefinition, scope: FileScope,
     return undefined;
   }
   if (typeName in NOT_AVAILABLE) {
-    scope.error('LW_MODEL_TYPE_NOT_AVAILABLE', NOT_AVAILABLE[typeName]!, node);
-    return undefined;
+    // Degraded, not refused (docs/status.md "What degrades"): the value is kept as text.
+    scope.warn(
+      'LW_MODEL_TYPE_NOT_AVAILABLE',
+      `${typeName} (${NOT_AVAILABLE[typeName]}) is a platform-internal type that Laneway does not check (docs/status.md, "Not available": the platform-internal field types): the field is a string; write \`string\` to say so`,
+      node,
+    );
+    return { type: 'string' };
   }
   const kind = scope.ctx.known.get(typeName);
   if (kind === 'embedded') return { type: 'embedded', embedded: typeName };
@@ -394,6 +405,14 @@ function resolveType(typeName: string, model: ModelDefinition, scope: FileScope,
 
 function describeType(field: FieldDefinition): string {
   return field.type === 'link' ? field.model! : field.type === 'embedded' ? field.embedded! : field.type;
+}
+
+/** An option of a platform-internal type's field: kept when a string field takes it, else a warning. */
+function platformOption(pair: Pair<Node | null, Node | null>, field: FieldDefinition, scope: FileScope): boolean {
+  const key = isScalar(pair.key) ? String(pair.key.value) : '';
+  if ([...COMMON_OPTIONS, ...TYPE_OPTIONS[field.type]].includes(key)) return true;
+  scope.warn('LW_MODEL_TYPE_NOT_AVAILABLE', `${key}: belongs to the platform-internal type, which Laneway stores as a string: it is ignored`, pair.key);
+  return false;
 }
 
 /** Options of the long form, each checked against the field's type and the model's kind. */

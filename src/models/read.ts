@@ -32,7 +32,9 @@ export function readModelDefinitions(tree: SourceTree, diagnostics: DiagnosticLi
 
   // 1. Name the files.
   const headers: ModelHeader[] = [];
+  const unavailable = (schema.unavailable = new Map<string, string>());
   for (const name of visible(rootFiles)) {
+    if (keyVault(`${ROOT}/${name}`, name, unavailable, diagnostics)) continue;
     const header = nameFile(`${ROOT}/${name}`, name, undefined, diagnostics);
     if (header) headers.push(header);
   }
@@ -43,7 +45,21 @@ export function readModelDefinitions(tree: SourceTree, diagnostics: DiagnosticLi
   for (const dir of containerDirs) {
     const rest = dir.slice(ROOT.length + 1);
     if (rest.includes('/')) {
-      diagnostics.error('LW_MODEL_CONTAINER', `containers are one level deep: ${dir} is inside a container; move its definitions up to ${ROOT}/${rest.slice(0, rest.indexOf('/'))}/`, dir);
+      // The platform's models contained in a contained model: degraded (docs/status.md "What degrades").
+      const names = visible(tree.list(dir + '/') ?? []).flatMap((n) => {
+        const m = DEFINITION.exec(n);
+        return m ? [m[1]!] : [];
+      });
+      if (names.length === 0) {
+        diagnostics.error('LW_MODEL_CONTAINER', `containers are one level deep: ${dir} is inside a container; move its definitions up to ${ROOT}/${rest.slice(0, rest.indexOf('/'))}/`, dir);
+        continue;
+      }
+      for (const n of names) unavailable.set(n, NESTED);
+      diagnostics.warn(
+        'LW_MODEL_NOT_AVAILABLE',
+        `${dir} is a container inside a container, and Laneway's containers are one level deep (docs/status.md, "Not available": ${NESTED}): ${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} left out, and every file that uses ${names.length === 1 ? 'it' : 'them'} answers 501`,
+        dir,
+      );
       continue;
     }
     const files = visible(tree.list(dir + '/') ?? []);
@@ -58,6 +74,7 @@ export function readModelDefinitions(tree: SourceTree, diagnostics: DiagnosticLi
       continue;
     }
     for (const name of files) {
+      if (keyVault(`${dir}/${name}`, name, unavailable, diagnostics)) continue;
       const header = nameFile(`${dir}/${name}`, name, rest, diagnostics);
       if (!header) continue;
       if (header.kind === 'embedded') {
@@ -96,6 +113,25 @@ export function readModelDefinitions(tree: SourceTree, diagnostics: DiagnosticLi
   // 3. Embedded cycles.
   reportEmbeddedCycles(schema, diagnostics);
   return schema;
+}
+
+/** What docs/status.md calls the models Laneway cannot define. */
+const NESTED = 'models nested two containers deep';
+const KEY_VAULT = 'key-vault models (🔑)';
+/** A model definition's file name, any prefix: its model name. */
+const DEFINITION = /^(?:🌐|📄|👤|📎|🔑)([A-Z][A-Za-z0-9]*)\.ya?ml$/;
+
+/** A `🔑Name.yaml` key-vault model: reported and left out (docs/status.md "What degrades"). */
+function keyVault(path: string, fileName: string, unavailable: Map<string, string>, diagnostics: DiagnosticList): boolean {
+  if (!fileName.startsWith('🔑')) return false;
+  const m = DEFINITION.exec(fileName);
+  if (m) unavailable.set(m[1]!, KEY_VAULT);
+  diagnostics.warn(
+    'LW_MODEL_NOT_AVAILABLE',
+    `${fileName} is a key-vault model, which Laneway does not have (docs/status.md, "Not available": ${KEY_VAULT}): ${m ? `${m[1]} is left out, and every file that uses it answers 501` : 'it is left out'}`,
+    path,
+  );
+  return true;
 }
 
 function visible(names: string[]): string[] {

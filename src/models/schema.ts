@@ -114,6 +114,12 @@ export interface ModelSchema {
   models: Map<string, ModelDefinition>;
   /** Embedded types by name: global (`Contact`) and inline (`Order.Contact`). */
   embedded: Map<string, ModelDefinition>;
+  /**
+   * Models the app defines that Laneway cannot (key-vault models, models nested too deep), by
+   * name: the feature they need, as docs/status.md names it. They are left out of `models`, and
+   * what uses them degrades (docs/status.md "What degrades").
+   */
+  unavailable?: Map<string, string>;
 }
 
 /** Field types whose values may be lists (`name[]`, `name[N]`). */

@@ -125,9 +125,17 @@ function withoutHash(location: string): string {
  * JSON of a value copied out of a script (plain data, Dates, WebSafe, ScriptRedirect). Functions
  * are dropped as JSON.stringify drops them; BigInts and anything JSON refuses give undefined.
  */
-export function serialize(value: unknown): string | undefined {
+export function serialize(value: unknown, locations?: ReadonlyMap<ScriptRedirect, string>): string | undefined {
   try {
-    return JSON.stringify(value, (_key, v: unknown) => (v instanceof WebSafe ? v.html : typeof v === 'bigint' ? v.toString() : v));
+    return JSON.stringify(value, function (this: Record<string, unknown>, key, v: unknown) {
+      // A redirect whose form state was stored: its JSON path carries `?_form=` (`locations`).
+      if (locations !== undefined) {
+        const held = this[key];
+        const location = held instanceof ScriptRedirect ? locations.get(held) : undefined;
+        if (location !== undefined) return { ...(v as object), path: location };
+      }
+      return v instanceof WebSafe ? v.html : typeof v === 'bigint' ? v.toString() : v;
+    });
   } catch {
     return undefined;
   }

@@ -696,6 +696,10 @@ class QueryView {
   [LAZY_LIST](): unknown {
     return this.#op('all');
   }
+  /** `{{#Profile.me.all}}`: the query itself, as `P.me().all()` is in scripts. */
+  get all(): unknown {
+    return this;
+  }
   get asc(): unknown {
     return this.#op('asc');
   }

@@ -25,7 +25,7 @@ describe("scripts that import '🔌'", () => {
     const problems = diagnosticsOf(APP);
     assert.deepEqual(
       problems.filter((p) => p.includes('LW_SCRIPT_PLATFORM_MODULE')).map((p) => p.split(' ')[0]),
-      ['site/POST.js:1:1:', 'site/{site}/⏱build.js:1:1:'],
+      ['site/POST.js:1:9:', 'site/{site}/⏱build.js:1:9:'],
       problems.join('\n'),
     );
     assert.ok(!problems.some((p) => p.includes('LW_SCRIPT_IMPORT')), problems.join('\n'));

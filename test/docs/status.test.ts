@@ -17,9 +17,9 @@ describe('docs/status.md', () => {
     assert.match(d[0]!, /\[LW_ROUTE_NOT_AVAILABLE\]$/);
   });
 
-  it("a connector's REST API cannot be imported", () => {
+  it("a script importing a connector's REST API is a warning and answers 501", () => {
     assert.deepEqual(diagnosticsOf({ '/GET.js': "import {charges} from 'stripe.com'\n({charges})\n" }), [
-      "GET.js:1:9: the module 'stripe.com' is not available in this version of Laneway [LW_SCRIPT_IMPORT]",
+      `GET.js:1:9: warning: 'stripe.com' is a connector's REST API, which Laneway does not have (docs/status.md, "Not available": connectors' REST APIs): this file answers 501 Not Implemented, and the rest of the app runs [LW_APP_NOT_AVAILABLE]`,
     ]);
   });
 
@@ -27,9 +27,9 @@ describe('docs/status.md', () => {
     assert.deepEqual(diagnosticsOf({ '/GET.js': "import {Identicon} from 'util'\n({})\n" }), [`GET.js:1:9: 'util' exports ID, Encoding, Dates; not "Identicon" [LW_SCRIPT_IMPORT]`]);
   });
 
-  it("the platform-internal field types are not available", () => {
+  it("the platform-internal field types are strings, with a warning", () => {
     assert.deepEqual(diagnosticsOf({ '/📦/🌐Site.yaml': 'src: source\n' }), [
-      '📦/🌐Site.yaml:1:6: source is a platform-internal type, not available in this version of Laneway; use string [LW_MODEL_TYPE_NOT_AVAILABLE]',
+      '📦/🌐Site.yaml:1:6: warning: source (a git URL of a site) is a platform-internal type that Laneway does not check (docs/status.md, "Not available": the platform-internal field types): the field is a string; write `string` to say so [LW_MODEL_TYPE_NOT_AVAILABLE]',
     ]);
   });
 
@@ -47,7 +47,7 @@ describe('docs/status.md', () => {
 
   it("a script importing '🔌' is a warning and answers 501; the rest of the app runs; no locale overlay of the properties", async () => {
     assert.deepEqual(diagnosticsOf({ '/x/GET.js': "import {Source} from '🔌'\n({})\n" }), [
-      "x/GET.js:1:1: warning: this script imports '🔌', the hosting platform's own services (its sources, builds and deployments), which Laneway does not have: it answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]",
+      `x/GET.js:1:9: warning: '🔌' is the hosting platform's own services (its sources, builds and deployments), which Laneway does not have (docs/status.md, "Not available": '🔌', the platform's own services): this file answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]`,
     ]);
     const s = await serve({
       '/🎛.yaml': 'name: X\nlocale: en\n',
@@ -69,8 +69,27 @@ describe('docs/status.md', () => {
     }
   });
 
+  it('key-vault models and models nested two containers deep are left out, with a warning', () => {
+    const d = diagnosticsOf({
+      '/📦/🌐Project.yaml': 'name: string\n',
+      '/📦/🔑Secret.yaml': 'value: string\n',
+      '/📦/Project/🌐Version.yaml': 'name: string\n',
+      '/📦/Project/Version/🌐Key.yaml': 'name: string\n',
+    });
+    assert.equal(d.length, 2, d.join('\n'));
+    assert.match(d[0]!, /^📦\/Project\/Version:1:1: warning: .*Key is left out.*\[LW_MODEL_NOT_AVAILABLE\]$/);
+    assert.match(d[1]!, /^📦\/🔑Secret.yaml:1:1: warning: .*key-vault.*Secret is left out.*\[LW_MODEL_NOT_AVAILABLE\]$/);
+  });
+
+  it('a nested site the platform provides (`feature:`) mounts nothing, with a warning, also in a {param} directory', () => {
+    const d = diagnosticsOf({ '/🔌api.yaml': 'feature: management-api\n', '/s/{s}/🔗.yaml': 'feature: source-session\n', '/s/{s}/🔌api.yaml': 'feature: source-api\n' });
+    assert.equal(d.length, 2, d.join('\n'));
+    for (const line of d) assert.match(line, /warning: 🔌api.yaml mounts the platform's own ".*" \(`feature:`\).*nothing is mounted.*\[LW_APP_NOT_AVAILABLE\]$/);
+  });
+
   it('every "(tested)" statement has a test here', () => {
-    // 🖱, REST connectors, '🔌', 🎨.WebApp, Accept-Language, /🎨.de.scss, Identicon, source type, keys:.
-    assert.equal(page.match(/\(tested\)/g)?.length, 9);
+    // 🖱, REST connectors, '🔌', 🎨.WebApp, Accept-Language, /🎨.de.scss, Identicon, source type,
+    // key-vault and nested models, feature: mounts, keys:.
+    assert.equal(page.match(/\(tested\)/g)?.length, 12);
   });
 });

@@ -24,6 +24,11 @@ export type ParamDefinition = (
 ) & {
   /** The 🔗.yaml it comes from. */
   source?: string | undefined;
+  /**
+   * The feature Laneway does not have that the parameter's model needs (a key-vault model…): the
+   * parameter is then any segment, and the files under it answer 501 (docs/status.md "What degrades").
+   */
+  unavailable?: string | undefined;
 };
 
 /** A model field named by a 🔗.yaml: `📦.Task.id` → Task, id. */
@@ -163,6 +168,16 @@ export function checkModelParams(params: Map<string, ParamDefinition>, schema: M
     const where = def.source ?? key;
     const models: ModelSchema["models"] = isStatic ? staticSchema?.models ?? new Map() : schema.models;
     const model = models.get(m[1]!);
+    const unavailable = isStatic ? undefined : schema.unavailable?.get(m[1]!);
+    if (!model && unavailable !== undefined) {
+      diagnostics.warn(
+        'LW_APP_NOT_AVAILABLE',
+        `the model ${m[1]} is left out: it is one of the ${unavailable} (docs/status.md, "Not available": ${unavailable}); the files that take this parameter answer 501 Not Implemented, and the rest of the app runs`,
+        where,
+      );
+      params.set(key, { form: 'feature', feature: m[1]!, source: def.source, unavailable });
+      continue;
+    }
     if (!model) {
       const names = [...models.keys()];
       diagnostics.error('LW_ROUTE_PARAM_DEFINITION', `there is no ${isStatic ? 'static ' : ''}model ${m[1]} in ${isStatic ? '/🗄/' : '/📦/'}${names.length ? `; the models are ${names.join(', ')}` : ''}`, where);

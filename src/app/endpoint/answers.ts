@@ -93,9 +93,18 @@ export function eventsNotAFunction(file: string, what: string, id: string): Erro
   return answer(500, 'LW_EVENTS_NOT_A_FUNCTION', `The event stream ${file} is broken: its script must end with a function (lastEventId) => [events], and it ended with ${what}. The error was logged with id ${id}.`);
 }
 
-/** 501: a script imports a module of a hosting platform, which this server does not provide. */
-export function platformModule(): ErrorReply {
-  return answer(501, 'LW_SCRIPT_PLATFORM_MODULE', "This part of the site uses the hosting platform's own services, which this server does not provide.");
+/** docs/status.md's name of the hosting platform's own services (`'🔌'`). */
+export const PLATFORM_FEATURE = "'🔌', the platform's own services";
+
+/**
+ * 501: the file needs what this server does not provide (docs/status.md "What degrades");
+ * `features` as docs/status.md names them ('🔌' alone keeps its own code).
+ */
+export function notAvailable(features: readonly string[]): ErrorReply {
+  if (features.length === 1 && features[0] === PLATFORM_FEATURE) {
+    return answer(501, 'LW_SCRIPT_PLATFORM_MODULE', "This part of the site uses the hosting platform's own services, which this server does not provide.");
+  }
+  return answer(501, 'LW_APP_NOT_AVAILABLE', `This part of the site needs ${features.join(' and ')}, which this server does not provide.`);
 }
 
 /** 503: a script or a page's scripts ran out of the request's budget (CPU time, memory, output). */

@@ -9,4 +9,9 @@ export interface AppOptions extends ChosenOptions {
    * same as without it.
    */
   cache?: BuildCache;
+  /**
+   * `--strict`: what degrades (docs/status.md "What degrades") is an error, not a warning, so
+   * the app does not load with it.
+   */
+  strict?: boolean;
 }

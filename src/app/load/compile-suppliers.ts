@@ -11,8 +11,9 @@ import { compileScript } from '../../script/index.js';
 import { compileView } from '../../template/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
 import type { CompileContext } from '../request/endpoints.js';
-import { importChecker, paramsInScope, scriptModelOptions, viewMemberChecker, withPropertyChecks } from '../request/scope.js';
+import { importChecker, paramsInScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type SupplierCode } from '../request/scope.js';
 import { routeNameOf, SupplierIndex, type SupplierFile } from '../definitions/suppliers.js';
+import { settleUnit, UnitNeeds } from '../definitions/degrade.js';
 
 export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): SupplierIndex {
   const { tree, modules } = ctx;
@@ -73,26 +74,55 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
   );
   modules.suppliers = index;
 
-  // Pass 2: compile for real.
-  for (const { file, info, source } of suppliers) {
+  // Pass 2: compile for real, each supplier after those it imports from, so that one needing a
+  // feature Laneway does not have makes its consumers degrade too (definitions/degrade.ts).
+  modules.degraded = new Map();
+  for (const { file, info, source } of importOrder(suppliers, index)) {
     // An endpoint-specific supplier of a `{name}.html` page also sees that page's parameter.
     const fileParam = info.endpointSpecific ? paramName(info.base) : undefined;
-    const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam));
+    const needs = new UnitNeeds();
+    const list = ctx.diagnostics;
+    const start = list.items.length;
+    const check = importChecker(modules, { type: 'supplier', supplier: info }, paramsInScope(info.level, fileParam), needs);
+    let code: SupplierCode | undefined;
     if (info.kind === 'form-supplier') {
       const data = modules.data;
-      const form = data ? parseFormFile(file.path, source, data.schema, ctx.diagnostics) : undefined;
-      if (!data) ctx.diagnostics.error('LW_FORM_MODEL', 'a form fills a model: define the model in /📦/ first (for example /📦/🌐Task.yaml)', file.path);
-      if (form && data) modules.code.set(info.path, { file: info, form, formType: data.addForm(info.path, form) });
-      continue;
-    }
-    if (info.kind === 'html-supplier') {
+      const form = data ? parseFormFile(file.path, source, data.schema, list) : undefined;
+      if (!data) list.error('LW_FORM_MODEL', 'a form fills a model: define the model in /📦/ first (for example /📦/🌐Task.yaml)', file.path);
+      if (form && data) code = { file: info, form, formType: data.addForm(info.path, form) };
+    } else if (info.kind === 'html-supplier') {
       // The page pass runs before code generation: it marks the JSON escaping of data blocks.
-      const view = compileView(file.path, source, { tree, diagnostics: ctx.diagnostics, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), prepare: (t) => ctx.csp.prepare(t) });
-      if (view) modules.code.set(info.path, { file: info, view });
+      const view = compileView(file.path, source, { tree, diagnostics: list, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), prepare: (t) => ctx.csp.prepare(t) });
+      if (view) code = { file: info, view };
     } else {
-      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: ctx.diagnostics, checkImport: check, ...scriptModelOptions(modules, 'a supplier') });
-      if (script) modules.code.set(info.path, { file: info, script });
+      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: list, checkImport: check, ...scriptModelOptions(modules, 'a supplier') });
+      if (script) code = { file: info, script };
     }
+    const features = settleUnit(list, start, needs, `${info.path} supplies nothing, and every file that imports from it answers 501 Not Implemented`);
+    if (features) modules.degraded.set(info.path, features.join(' and '));
+    else if (code) modules.code.set(info.path, code);
   }
   return index;
+}
+
+/**
+ * The suppliers, each after the suppliers it imports from (in the order found; a cycle, an error
+ * of the index, is broken where it is met).
+ */
+function importOrder<T extends { info: SupplierFile }>(suppliers: T[], index: SupplierIndex): T[] {
+  const byPath = new Map(suppliers.map((s) => [s.info.path, s]));
+  const done = new Set<string>();
+  const order: T[] = [];
+  const visit = (s: T): void => {
+    if (done.has(s.info.path)) return;
+    done.add(s.info.path);
+    for (const name of s.info.imports) {
+      const from = index.resolve({ type: 'supplier', supplier: s.info }, name)?.supplier.path;
+      const dep = from === undefined ? undefined : byPath.get(from);
+      if (dep) visit(dep);
+    }
+    order.push(s);
+  };
+  for (const s of suppliers) visit(s);
+  return order;
 }

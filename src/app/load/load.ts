@@ -11,7 +11,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path, { basename, resolve as resolvePath } from 'node:path';
 import { IMMUTABLE, PINNED } from '../../assets/index.js';
 import { PolicyCompiler, type PolicyHooks } from '../../csp/index.js';
-import { BuildError, DiagnosticList, type Diagnostic } from '../../diag/index.js';
+import { BuildError, DiagnosticList, strictDiagnostics, type Diagnostic } from '../../diag/index.js';
 import {
   createRouter,
   formatPattern,
@@ -27,7 +27,7 @@ import { normalizePath, type SourceTree } from '../../shared/index.js';
 import { classifyFile, isPrivateDir, isPrivatePath, type ClassifiedFile } from '../definitions/classify.js';
 import { Asset, contentTypeOf, type Endpoint, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
 import { walkApp, type WalkedFile } from '../definitions/walk.js';
-import { notFound } from '../endpoint/answers.js';
+import { notAvailable, notFound } from '../endpoint/answers.js';
 import { compileNotFound, compileRouteEndpoint, messagesGlobal, type CompileContext, type ErrorPage } from '../request/endpoints.js';
 import { compileSuppliers } from './compile-suppliers.js';
 import { DEFAULT_LIMITS, ViewRenderers } from '../../script/index.js';
@@ -105,15 +105,17 @@ const TEXT_EXTENSIONS = new Set(['html', 'js', 'yaml', 'yml', 'json', 'svg', 'sc
 
 /** Loads and compiles an app; throws BuildError listing every error when it does not compile. */
 export function loadApp(root: string, options: AppOptions = {}): App {
-  const { app, diagnostics } = buildApp(root, options);
-  if (!app || diagnostics.some((d) => d.severity === 'error')) throw new BuildError(diagnostics);
-  return app;
+  const built = buildApp(root, options);
+  const diagnostics = options.strict ? strictDiagnostics(built.diagnostics) : built.diagnostics;
+  if (!built.app || diagnostics.some((d) => d.severity === 'error')) throw new BuildError(diagnostics);
+  return built.app;
 }
 
 /** Compiles an app and returns every diagnostic, never stopping at the first (`laneway check`). */
 export function checkApp(root: string, options: AppOptions = {}): Diagnostic[] {
   // A check reports problems; it does not render the documents' Markdown, which serving does at load.
-  return buildApp(root, options, false).diagnostics;
+  const { diagnostics } = buildApp(root, options, false);
+  return options.strict ? strictDiagnostics(diagnostics) : diagnostics;
 }
 
 /** The parent's `🎨:` values for a nested site, and the file that sets them. */
@@ -348,6 +350,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     };
     const modules: ModuleSystem = { suppliers: undefined!, code: new Map(), params, dev: opts.dev, limits: { ...DEFAULT_LIMITS, ...settings.limits }, log: opts.log, data, content, renderers };
     modules.properties = properties;
+    modules.unavailable = models.unavailable;
     modules.globals = Object.freeze({ '🎨': properties.namespace, Messages: messagesGlobal(undefined) });
     const icon = classified.get('/🎛.svg');
     if (auth.enabled) modules.roles = Object.freeze(Object.fromEntries([...auth.roles.keys()].filter((r) => r !== 'default').map((r) => [r, r])));
@@ -406,7 +409,9 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
         const cacheControl = pinned !== undefined ? PINNED : 'no-cache';
         make = (body) => withCacheControl(inner(body), guarded ? privately(cacheControl) : cacheControl);
       }
-      const endpoint = compileRouteEndpoint(file, spec, ctx, make);
+      // Under a parameter whose model Laneway cannot define: 501 (docs/status.md "What degrades").
+      const lacking = kind === 'static' ? undefined : unavailableParam(params, file);
+      const endpoint = lacking !== undefined ? notAvailableEndpoint(file, spec, lacking) : compileRouteEndpoint(file, spec, ctx, make);
       if (endpoint) {
         const dynamic = spec.segments.some((x) => x.type !== 'literal');
         const steps: Omit<Route, 'endpoint'> = {};
@@ -504,6 +509,26 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
   } finally {
     catalog.dispose();
   }
+}
+
+/** The feature Laneway lacks that a parameter above `file` (or of its `{name}.html`) needs. */
+function unavailableParam(params: Map<string, ParamDefinition>, file: ClassifiedFile): string | undefined {
+  const own = /^\{([^{}]+)\}\.html$/.exec(file.name);
+  if (own) {
+    const def = params.get(`${file.dir}/${own[1]}`);
+    if (def?.unavailable !== undefined) return def.unavailable;
+  }
+  for (let dir = file.dir; dir !== ''; dir = dir.slice(0, dir.lastIndexOf('/'))) {
+    const def = params.get(dir);
+    if (def?.unavailable !== undefined) return def.unavailable;
+  }
+  return undefined;
+}
+
+/** An endpoint that answers 501: what it needs, Laneway does not have. */
+function notAvailableEndpoint(file: ClassifiedFile, spec: RouteSpec, feature: string): Endpoint {
+  const kind = spec.kind === 'script' ? 'script' : spec.kind === 'page' ? 'page' : 'view';
+  return { kind, method: spec.method, pattern: formatPattern(spec), file: file.path, dir: file.dir, handle: () => notAvailable([feature]) };
 }
 
 /** The page pass's hooks, their answers recorded for the build cache when there is one. */

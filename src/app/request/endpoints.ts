@@ -12,7 +12,8 @@ import type { ClassifiedFile } from '../definitions/classify.js';
 import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from '../endpoint/endpoint.js';
 import { effectsProblem, settleVisitor } from './visitors.js';
 import { commitWrites } from './commit.js';
-import { imageNotUploaded, internalError, overBudget, platformModule, refused, scriptError, storeUnavailableLogged } from '../endpoint/answers.js';
+import { imageNotUploaded, internalError, notAvailable, overBudget, refused, scriptError, storeUnavailableLogged } from '../endpoint/answers.js';
+import { settleUnit, UnitNeeds } from '../definitions/degrade.js';
 import { checkMailMessage, enqueueMail } from '../../mail/index.js';
 import { attachImages } from '../../images/index.js';
 import type { Flash } from '../../session/index.js';
@@ -38,6 +39,8 @@ export interface CompileContext {
    * file is compiled.
    */
   units?: UnitStore;
+  /** The "not available" verdicts of the file being compiled (definitions/degrade.ts). */
+  needs?: UnitNeeds;
 }
 
 /** `compile()`, or what `ctx.units` kept of it. */
@@ -77,7 +80,9 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       return { ...base, kind: 'page', handle: () => reply };
     }
     case 'view': {
-      const unit = viewUnitOf(file, ctx);
+      let degraded: string[] | undefined;
+      const unit = viewUnitOf(file, degradable(ctx, (f) => (degraded = f)).ctx);
+      if (degraded) return { ...base, kind: 'view', handle: () => notAvailable(degraded!) };
       if (!unit) return undefined;
       const { view, policy } = unit;
       const consumer = viewConsumer(file);
@@ -86,30 +91,49 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       return { ...base, kind: 'view', handle: isContentPage(view) ? cachedByPath(render, ctx.modules.params) : render };
     }
     case 'script': {
-      // A script that uses the hosting platform's own services ('🔌') cannot run here: it answers
-      // 501 and the rest of the app runs (a nested site keeps working without its console parts).
-      const platform = platformModuleImport(ctx.tree.read(file.path) ?? '');
-      if (platform !== undefined) {
-        ctx.diagnostics.warn(
-          'LW_SCRIPT_PLATFORM_MODULE',
-          `this script imports '🔌', the hosting platform's own services (its sources, builds and deployments), which Laneway does not have: it answers 501 Not Implemented, and the rest of the app runs`,
-          file.path,
-          ctx.tree.read(file.path) ?? '',
-          platform,
-        );
-        return { ...base, kind: 'script', handle: () => platformModule() };
-      }
+      // A script that needs what Laneway does not have ('🔌', a connector's REST API…) answers 501
+      // and the rest of the app runs (docs/status.md "What degrades").
+      let degraded: string[] | undefined;
+      const unit = degradable(ctx, (f) => (degraded = f));
       // ⏱name.js: a server-sent event stream (events.ts).
-      if (spec.flavour === 'events') return compileEventsEndpoint(file, base, ctx);
-      return compileScriptEndpoint(file, base, ctx);
+      const endpoint = spec.flavour === 'events' ? compileEventsEndpoint(file, base, unit.ctx) : compileScriptEndpoint(file, base, unit.ctx);
+      unit.settle();
+      if (degraded) return { ...base, kind: 'script', handle: () => notAvailable(degraded!) };
+      return endpoint;
     }
   }
 }
 
-/** The offset of an `import … from '🔌'` in a script's source, if it has one. */
-function platformModuleImport(source: string): number | undefined {
-  const m = /^[ \t]*import\b[^;'"]*\bfrom\s*(['"])🔌\1/m.exec(source);
-  return m ? m.index + m[0].indexOf('import') : undefined;
+/**
+ * A context in which one file compiles on its own (definitions/degrade.ts): what it reports is
+ * settled — moved to the load's list, as warnings when the file only needs what Laneway does not
+ * have, `degraded` then hearing the features — inside unitOf's compile, so the build cache sees
+ * it, or by `settle()` for a file compiled without unitOf.
+ */
+function degradable(ctx: CompileContext, degraded: (features: string[]) => void): { ctx: CompileContext; settle(): void } {
+  const needs = new UnitNeeds();
+  let start = ctx.diagnostics.items.length;
+  const settle = (): void => {
+    const features = settleUnit(ctx.diagnostics, start, needs);
+    start = ctx.diagnostics.items.length;
+    if (features) degraded(features);
+  };
+  const units = ctx.units;
+  // With a build cache the compile runs inside its `unit` and settles there (a degraded file is never kept).
+  const settled: UnitStore = {
+    unit(file, kind, compile) {
+      const run = () => {
+        start = ctx.diagnostics.items.length;
+        try {
+          return compile();
+        } finally {
+          settle();
+        }
+      };
+      return units ? units.unit(file, kind, run) : run();
+    },
+  };
+  return { ctx: { ...ctx, needs, units: settled }, settle };
 }
 
 function viewConsumer(file: ClassifiedFile): Consumer {
@@ -122,7 +146,7 @@ function fileParamOf(file: ClassifiedFile): string | undefined {
 
 function compileViewFor(file: ClassifiedFile, ctx: CompileContext): CompiledView | undefined {
   const source = ctx.tree.read(file.path) ?? '';
-  const check = importChecker(ctx.modules, viewConsumer(file), paramsInScope(file.dir, fileParamOf(file)));
+  const check = importChecker(ctx.modules, viewConsumer(file), paramsInScope(file.dir, fileParamOf(file)), ctx.needs);
   return compileView(file.path, source, {
     tree: ctx.tree,
     diagnostics: ctx.diagnostics,
@@ -264,7 +288,7 @@ function compileScriptEndpoint(
     const compiled = compileScript(file.path, ctx.tree.read(file.path) ?? '', {
       kind: 'endpoint',
       diagnostics: ctx.diagnostics,
-      checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir)),
+      checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir), ctx.needs),
       ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`),
     });
     return compiled && { kind: 'script', script: compiled };

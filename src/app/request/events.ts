@@ -33,12 +33,14 @@ import type { DataRequest } from '../services/data.js';
 import { EVENT_DEFAULTS, type Endpoint, type EventSettings, type EventSink, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
 import { importChecker, paramsInScope, RequestScope, scriptModelOptions, type ModuleSystem } from './scope.js';
 import { routeNameOf, type Consumer } from '../definitions/suppliers.js';
+import type { UnitNeeds } from '../definitions/degrade.js';
 
 /** What compiling a ⏱ file needs of the loader (a part of endpoints.ts's CompileContext). */
 export interface EventsContext {
   tree: SourceTree;
   diagnostics: DiagnosticList;
   modules: ModuleSystem;
+  needs?: UnitNeeds | undefined;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -54,7 +56,7 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
   const script = compileScript(file.path, source, {
     kind: 'endpoint',
     diagnostics: ctx.diagnostics,
-    checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir)),
+    checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir), ctx.needs),
     // The body may write (docs/scripting.md "⏱ Server-sent events"); the polled function is refused
     // writes at run time.
     ...scriptModelOptions(ctx.modules),

@@ -59,6 +59,15 @@ const MOUNT_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 /** Directories a mount may be below: public, literal, and written in URLs without encoding. */
 const MOUNT_DIR = /^[A-Za-z0-9._~-]+$/;
 
+/** The `feature:` of a nested site's file that has no `source:`, if it is one. */
+function platformFeature(source: string): string | undefined {
+  const doc = parseDocument(source);
+  if (doc.errors.length > 0 || !isMap(doc.contents)) return undefined;
+  const value = (key: string): unknown => (doc.contents as { get(k: string): unknown }).get(key);
+  const feature = value('feature');
+  return value('source') === undefined && typeof feature === 'string' && feature.trim() !== '' ? feature.trim() : undefined;
+}
+
 /** The `/🔌name.yaml` files of an app, checked and resolved (errors go to `diagnostics`). */
 export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, root: string, sources: SourcesMap, diagnostics: DiagnosticList): MountSpec[] {
   const mounts: MountSpec[] = [];
@@ -68,6 +77,17 @@ export function readMounts(files: readonly ClassifiedFile[], tree: SourceTree, r
     const prefix = `${file.dir}/${name}`;
     if (!MOUNT_NAME.test(name)) {
       diagnostics.error('LW_APP_NESTED_SITE', `"${name}" is not a mount name: use lowercase letters, digits, "-", "_" and "." (the site is served at ${file.dir}/${name}/)`, file.path);
+      continue;
+    }
+    // `feature:` without `source:`: a site the platform itself provided (its API for the IDE…),
+    // which Laneway does not have: nothing is mounted (docs/status.md "What degrades").
+    const feature = platformFeature(tree.read(file.path) ?? '');
+    if (feature !== undefined) {
+      diagnostics.warn(
+        'LW_APP_NOT_AVAILABLE',
+        `${file.name} mounts the platform's own "${feature}" (\`feature:\`), which Laneway does not have (docs/status.md, "Not available": nested sites the platform provides): nothing is mounted at ${prefix}/, and the rest of the app runs`,
+        file.path,
+      );
       continue;
     }
     const dirs = file.dir.split('/').slice(1);

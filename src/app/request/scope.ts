@@ -27,6 +27,7 @@ import {
   type FieldMap,
 } from '../endpoint/request-data.js';
 import type { Consumer, SupplierFile, SupplierIndex } from '../definitions/suppliers.js';
+import { CONNECTOR_MODULE, FEATURES, type UnitNeeds } from '../definitions/degrade.js';
 import type { AppData, DataRequest } from '../services/data.js';
 import type { StaticData } from '../services/static-data.js';
 import type { AppProperties } from '../../content/index.js';
@@ -66,6 +67,10 @@ export interface ModuleSystem {
   manage?: Readonly<{ name: string; icon: string | null }> | undefined;
   /** `Role` of `'👤'`: each declared role by name (`Role.Owner` is `'Owner'`). */
   roles?: Readonly<Record<string, string>> | undefined;
+  /** Suppliers that need a feature Laneway does not have, by path: the feature (definitions/degrade.ts). */
+  degraded?: Map<string, string> | undefined;
+  /** Models the app defines that Laneway cannot (ModelSchema `unavailable`): the feature each needs. */
+  unavailable?: ReadonlyMap<string, string> | undefined;
   /** What every view sees without an import (`🎨`); made at load. */
   globals?: Record<string, unknown> | undefined;
   log(message: string, fields: Record<string, unknown>): void;
@@ -79,13 +84,20 @@ export function paramsInScope(dir: string, fileParam?: string): string[] {
 }
 
 /** The compile-time import check for one consumer. */
-export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 'content' | 'properties'>, consumer: Consumer, params: string[]) {
+export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 'content' | 'properties' | 'degraded' | 'unavailable'>, consumer: Consumer, params: string[], needs?: UnitNeeds) {
+  // A verdict that names a feature Laneway does not have (definitions/degrade.ts).
+  const lacks = (verdict: string, feature: string): string => (needs ? needs.note(verdict, feature) : verdict);
   return (module: string, name: string): true | string => {
     if (module === '📤') {
       if (name === '*') return "import the supplier values you need by name: import {A, B} from '📤'";
-      return system.suppliers.resolve(consumer, name)
-        ? true
-        : `no supplier in scope exports "${name}": export it from a 📤/ file in this directory or a parent`;
+      const found = system.suppliers.resolve(consumer, name);
+      if (!found) return `no supplier in scope exports "${name}": export it from a 📤/ file in this directory or a parent`;
+      const feature = system.degraded?.get(found.supplier.path);
+      return feature === undefined ? true : lacks(`"${name}" comes from ${found.supplier.path}, which needs ${feature}`, feature);
+    }
+    if (module === '📦' && system.unavailable?.has(name)) {
+      const feature = system.unavailable.get(name)!;
+      return lacks(`the model ${name} is left out: it is one of the ${feature}`, feature);
     }
     if (module === '🔗') {
       if (name === '*' || name === 'Request' || params.includes(name)) return true;
@@ -129,6 +141,8 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
       return `there is no static model "${name}" in /🗄/; the static models are ${Object.keys(ns).join(', ')}`;
     }
     if (module === 'util') return name === '*' || name in UTIL ? true : `'util' exports ${Object.keys(UTIL).join(', ')}; not "${name}"`;
+    if (module === '🔌') return lacks("'🔌' is the hosting platform's own services (its sources, builds and deployments), which Laneway does not have", FEATURES.platform);
+    if (CONNECTOR_MODULE.test(module)) return lacks(`'${module}' is a connector's REST API, which Laneway does not have`, FEATURES.connector);
     return `the module '${module}' is not available in this version of Laneway`;
   };
 }
@@ -573,6 +587,11 @@ export function viewMemberChecker(system: Pick<ModuleSystem, 'data' | 'content'>
     if (second === undefined) return true;
     if (!field) {
       if (VIEW_QUERY_MEMBERS.has(second) || first === 'get' || first === 'optional') return true;
+      // `{{#Profile.me.all}}`: the user's profiles in every container, as `{{#Profile.me}}` (docs/users.md).
+      if (first === 'me' && second === 'all' && module === '📦') {
+        const third = rest[2];
+        return third === undefined || VIEW_QUERY_MEMBERS.has(third) ? true : `a view can read ${[...VIEW_QUERY_MEMBERS].join(', ')} of ${model}.me.all; make other queries in a supplier`;
+      }
       return `a view can read ${[...VIEW_QUERY_MEMBERS].join(', ')} of ${model}.${first}; make other queries in a supplier`;
     }
     if (FIELD_METADATA.has(second) || (field.values ?? []).some((v) => v.value === second)) return true;

@@ -11,7 +11,7 @@
  *   otherwise (400, 422, 500) leaves nothing.
  */
 import type { Code } from '../../diag/index.js';
-import { ScriptRedirect, ScriptValue, type RequestEffects, type RunOutcome, type ScriptResponse } from '../../script/index.js';
+import { ScriptRedirect, ScriptValue, serializeScriptValue, type RequestEffects, type RunOutcome, type ScriptResponse } from '../../script/index.js';
 import { cookieNameProblem, type Flash } from '../../session/index.js';
 import type { Writer } from '../../store/index.js';
 import type { ReplyHeaders } from '../endpoint/endpoint.js';
@@ -94,6 +94,23 @@ export async function settleVisitor(
       const id = await visitor.saveFormState(stateKey, carried.values, carried.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), ready, tx);
       answer = { ...answer, location: withFormId(answer.location, id) };
     }
+    // Redirects inside a JSON result (`({redirect: Redirect….form(f)})`, an AJAX form flow):
+    // their form states are stored too, and their JSON paths carry `?_form=` (docs/forms.md).
+    if (answer.kind === 'json' && answer.body !== '') {
+      const inner = jsonRedirects(outcome);
+      if (inner) {
+        const locations = new Map<ScriptRedirect, string>();
+        for (const r of inner.redirects) {
+          const state = r.formError ?? (ok ? r.formState : undefined);
+          if (!state) continue;
+          const stateKey = state.key.includes('#') ? state.key.slice(0, state.key.indexOf('#')) : state.key;
+          const id = await visitor.saveFormState(stateKey, state.values, state.messages.map((m) => ({ type: m.type as 'error', field: m.field, value: m.value })), state === r.formState, tx);
+          locations.set(r, withFormId(r.location, id));
+        }
+        const body = locations.size ? serializeScriptValue(inner.value, locations) : undefined;
+        if (body !== undefined) answer = { ...answer, body };
+      }
+    }
   } catch (e) {
     // In the request's transaction, the request fails with it (its caller rolls back).
     if (tx) throw e;
@@ -101,6 +118,34 @@ export async function settleVisitor(
   }
   const cookies = visitor.setCookieHeaders();
   return { answer, headers: cookies ? { 'Set-Cookie': cookies } : undefined };
+}
+
+/** The host copy of a JSON result and the redirects with a form state inside it, if it has any. */
+function jsonRedirects(outcome: RunOutcome): { value: unknown; redirects: ScriptRedirect[] } | undefined {
+  if (outcome.kind !== 'value' && outcome.kind !== 'thrown') return undefined;
+  let value = outcome.value;
+  if (value instanceof ScriptValue) {
+    // Plain data checked during the run holds no redirect.
+    if (value.json !== undefined) return undefined;
+    try {
+      value = value.toHost();
+    } catch {
+      return undefined;
+    }
+  }
+  const redirects: ScriptRedirect[] = [];
+  const seen = new Set<unknown>();
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    if (v instanceof ScriptRedirect) {
+      if (v.formError || v.formState) redirects.push(v);
+      return;
+    }
+    for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x);
+  };
+  walk(value);
+  return redirects.length ? { value, redirects } : undefined;
 }
 
 /** `/a?x=1#h` → `/a?x=1&_form=id#h` (a `_form` already there is replaced). */
