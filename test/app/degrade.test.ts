@@ -79,10 +79,12 @@ describe('what degrades (docs/status.md)', () => {
   it('real mistakes stay errors, also beside a feature that is not available', () => {
     const problems = diagnosticsOf({
       '/📤/Plans.js': "import {prices} from 'stripe.com';\nlet Plans = prices;\nlet Free = 0;\nexport {Plans, Free};\n",
-      // A name no supplier exports, beside a degraded one: both errors.
-      '/both.html': VIEW + "{{% import {Plans, Nope} from '📤' }}\n",
-      // A typo in an import from a supplier that exists and serves.
-      '/typo.html': VIEW + "{{% import {Fre} from '📤' }}\n",
+      '/inner/📤/Local.js': 'let Local = 1;\nexport {Local};\n',
+      // A name exported out of the page's scope (under /inner/), beside a degraded one: an error.
+      '/both.html': VIEW + "{{% import {Plans, Local} from '📤' }}\n",
+      // A script or supplier importing a name no supplier exports: an error.
+      '/POST.js': "import {Nope} from '📤';\n({});\n",
+      '/📤/Uses.js': "import {Nope} from '📤';\nlet Uses = Nope;\nexport {Uses};\n",
       // A model never defined.
       '/GET.js': "import {Ghost} from '📦';\n({});\n",
       '/📦/🌐Task.yaml': 'title: string\n',
@@ -90,9 +92,30 @@ describe('what degrades (docs/status.md)', () => {
     const errors = problems.filter((p) => !p.includes(': warning: '));
     assert.deepEqual(
       errors.map((p) => p.split(' ')[0]),
-      ['GET.js:1:9:', 'both.html:2:13:', 'both.html:2:20:', 'typo.html:2:13:'],
+      ['GET.js:1:9:', 'POST.js:1:9:', 'both.html:2:13:', 'both.html:2:20:', '📤/Uses.js:1:9:'],
       problems.join('\n'),
     );
+  });
+
+  it('a page importing a name no supplier of the app exports answers 501, with a warning at the import', async () => {
+    const files = {
+      '/📤/Site.js': "let Free = 0;\nexport {Free};\n",
+      // "Not currently in use": the platform served the rest of such an app.
+      '/old.html': VIEW + "{{% import {Fre} from '📤' }}\n<p>old</p>\n",
+      '/index.html': VIEW + "{{% import {Free} from '📤' }}\n<p>{{Free}}</p>\n",
+    };
+    const problems = diagnosticsOf(files);
+    assert.deepEqual(problems.filter((p) => !p.includes(': warning: ')), []);
+    assert.match(problems.find((p) => p.startsWith('old.html:'))!, /^old.html:2:13: warning: cannot import "Fre" from '📤': no supplier in scope exports "Fre".*this page answers 501 Not Implemented \(docs\/status.md, "What degrades"\).*\[LW_APP_NOT_AVAILABLE\]$/);
+    const s = await serve(files);
+    try {
+      assert.equal((await s.get('/old')).status, 501);
+      const home = await s.get('/');
+      assert.equal(home.status, 200);
+      assert.match(home.text, /<p>0<\/p>/);
+    } finally {
+      await s.close();
+    }
   });
 
   it('laneway check --strict turns every such warning into an error (exit 1); without it, exit 0', async () => {

@@ -11,6 +11,8 @@ import { PLATFORM_FEATURE } from '../endpoint/answers.js';
 export const FEATURES = {
   platform: PLATFORM_FEATURE,
   connector: "connectors' REST APIs",
+  /** Not a feature: a page importing a name no supplier in scope exports (the platform served the rest of such an app). */
+  unsupplied: 'a supplier value nothing exports',
 } as const;
 
 /** A module named like a connector's domain (`'stripe.com'`): its REST API, which Laneway does not have. */
@@ -61,7 +63,11 @@ export function settleUnit(list: DiagnosticList, start: number, needs: UnitNeeds
     if (lines.has(line)) continue;
     lines.add(line);
     const code: Code = feature === FEATURES.platform ? 'LW_SCRIPT_PLATFORM_MODULE' : 'LW_APP_NOT_AVAILABLE';
-    list.at('warning', code, `${d.message} (docs/status.md, "Not available": ${feature}): ${what}, and the rest of the app runs`, d.file, { line: d.line, column: d.column });
+    const message =
+      feature === FEATURES.unsupplied
+        ? `${d.message}; until one does, ${what.replace('this file', 'this page')} (docs/status.md, "What degrades"), and the rest of the app runs`
+        : `${d.message} (docs/status.md, "Not available": ${feature}): ${what}, and the rest of the app runs`;
+    list.at('warning', code, message, d.file, { line: d.line, column: d.column });
   }
   return [...new Set(features as string[])];
 }

@@ -49,6 +49,12 @@ export class SupplierIndex {
   /** `level/name` → pinned supplier. */
   readonly #pinned = new Map<string, SupplierFile>();
 
+  /** Whether some supplier of the app, in scope of a consumer or not, exports `name`. */
+  exportsAnywhere(name: string): boolean {
+    for (const s of this.byPath.values()) if (s.exports.includes(name)) return true;
+    return false;
+  }
+
   constructor(suppliers: SupplierFile[], diagnostics: DiagnosticList) {
     for (const s of suppliers) {
       this.byPath.set(s.path, s);

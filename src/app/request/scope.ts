@@ -91,7 +91,13 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
     if (module === '📤') {
       if (name === '*') return "import the supplier values you need by name: import {A, B} from '📤'";
       const found = system.suppliers.resolve(consumer, name);
-      if (!found) return `no supplier in scope exports "${name}": export it from a 📤/ file in this directory or a parent`;
+      if (!found) {
+        const missing = `no supplier in scope exports "${name}": export it from a 📤/ file in this directory or a parent`;
+        // A page (a view) importing a name no supplier of the app exports answers 501 and the rest
+        // serves, as the platform served such apps (definitions/degrade.ts). A name exported out
+        // of the page's scope, and any such import of a script or supplier, stays an error.
+        return consumer.type === 'endpoint' && consumer.view && !system.suppliers.exportsAnywhere(name) ? lacks(missing, FEATURES.unsupplied) : missing;
+      }
       const feature = system.degraded?.get(found.supplier.path);
       return feature === undefined ? true : lacks(`"${name}" comes from ${found.supplier.path}, which needs ${feature}`, feature);
     }
