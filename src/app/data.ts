@@ -24,7 +24,7 @@ import {
   type ModelDefinition,
   type ModelSchema,
 } from '../models/index.js';
-import { currentBudgetToken, installModels, ViewRenderers, type ModelShape } from '../script/index.js';
+import { currentBudgetToken, installModels, mapChannelErrors, ViewRenderers, type AggregateKind, type Answer, type CheckedValue, type FormReading, type HostChannel, type ModelShape, type RecordRow } from '../script/index.js';
 import { ensureImageTables } from '../images/index.js';
 import { storeNotOpen } from './answers.js';
 import { ImageService } from './images.js';
@@ -209,7 +209,8 @@ export class AppData {
       ...(imageFields.size ? { imageKey: prefix + 'image' } : {}),
       perm: users,
     });
-    const installed = installModels(descriptor, (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
+    // PostgreSQL answers Promises: their failures are mapped like the synchronous ones.
+    const installed = installModels(descriptor, mapChannelErrors(this.#channel(), toScriptError));
     this.namespace = installed.namespace;
     this.notificationTypes = installed.notifications;
     this.link = installed.link;
@@ -373,7 +374,7 @@ export class AppData {
   }
 
   /** A query, checked: `list` for one that may answer several records, `access` for one record (by id: `access` or `read` on Model.id). */
-  #select(r: DataRequest, spec: QuerySpec): unknown {
+  #select(r: DataRequest, spec: QuerySpec): Answer<RecordRow[]> {
     const p = this.#permissions(r);
     const session = this.#session(r);
     if (!p) return session.select(spec);
@@ -445,7 +446,7 @@ export class AppData {
   }
 
   /** count, sum, avg: `list`; exists: `access`. */
-  #aggregate(r: DataRequest, spec: QuerySpec, kind: 'count' | 'exists' | 'sum' | 'avg', field: string | undefined): unknown {
+  #aggregate(r: DataRequest, spec: QuerySpec, kind: AggregateKind, field: string | undefined): Answer<number | boolean | null> {
     const p = this.#permissions(r);
     const session = this.#session(r);
     if (p) {
@@ -467,7 +468,7 @@ export class AppData {
   }
 
   /** Writes, checked: `create`, `update` (`state` for state fields) per field, `delete`. */
-  #write(r: DataRequest, ops: WriteOp[]): unknown {
+  #write(r: DataRequest, ops: WriteOp[]): Answer<void> {
     const p = this.#permissions(r);
     const session = this.#session(r);
     if (!p) return session.write(ops);
@@ -529,73 +530,42 @@ export class AppData {
     return false;
   }
 
-  /** Everything the realm's model runtime asks of the host. */
-  #channel(op: string, a: unknown, b: unknown, c: unknown): unknown {
-    // PostgreSQL answers Promises: their failures are mapped like the synchronous ones.
-    const r = this.#operation(op, a, b, c);
-    return r instanceof Promise ? r.catch((e: unknown) => Promise.reject(toScriptError(e))) : r;
-  }
-
-  #operation(op: string, a: unknown, b: unknown, c: unknown): unknown {
-    try {
-      switch (op) {
-        case 'q':
-          return this.#select(this.#request(), a as QuerySpec);
-        case 'y':
-          return this.#session().pause();
-        case 'a':
-          return this.#aggregate(this.#request(), a as QuerySpec, b as 'count', c as string | undefined);
-        case 'w':
-          return this.#write(this.#request(), a as WriteOp[]);
-        case 'pr':
-          return this.#read(this.#request(), String(a), b as unknown[], c === true);
-        case 'me':
-          return this.#request().user ?? null;
-        case 'pa':
-          return this.#mayFind(this.#request(), String(a), String(b));
-        case 'v':
-          return this.#check(String(a), String(b), c, false);
-        case 'vi':
-          return this.#check(String(a), String(b), c, true);
-        case 'id': {
-          const m = this.schema.models.get(String(a));
-          return (m?.prefix ?? '') + randomText(ID_BYTES);
-        }
-        case 'hl': {
-          const s = this.#session();
-          const t = this.store!.tables.get(String(a))!;
-          const f = t.fields.find((x) => x.field.type === 'hierarchy')!;
-          const spec: QuerySpec = { m: String(a), w: [], o: 'desc', l: 1, ...(b === null || b === undefined ? {} : { c: String(b) }) };
-          const rows = s.select(spec);
-          const last = (r: unknown[][]) => hierarchyAfterLast((r[0]?.[f.index] as string | undefined) ?? null);
-          return rows instanceof Promise ? rows.then(last) : last(rows);
-        }
-        case 'hy':
-          return hierarchyOp(String(a), String(b), c);
-        case 'md':
-          return this.#renderMarkdown(String(a), b);
-        // A rich-text value of a script (realm/41-models.js RichValue): a = its source, b = its field's key.
-        case 'rh':
-          return this.#renderer(b).htmlWith(String(a), c);
-        case 'rs':
-          return this.#renderer(b).sections(String(a));
-        case 'rx':
-          return this.#renderer(b).text(String(a));
-        case 'ctx':
-          return this.#request().containers;
-        case 'fs':
-          return this.#readForm(String(a), String(b), true, true);
-        case 'fr':
-          return this.#readForm(String(a), null, b === true, false);
-        case 'iu':
-          if (!this.images) throw storeNotOpen();
-          return this.images.putUrl(String(a), String(b));
-        default:
-          throw new Error(`unknown model channel operation ${op}`);
-      }
-    } catch (e) {
-      throw toScriptError(e);
-    }
+  /** Everything the realm's model runtime asks of the host (script/channel.ts). Values come from the realm: they are coerced where a host API relies on their type. */
+  #channel(): HostChannel {
+    return {
+      query: (spec) => this.#select(this.#request(), spec),
+      pause: () => this.#session().pause(),
+      aggregate: (spec, kind, field) => this.#aggregate(this.#request(), spec, kind, field),
+      write: (ops) => this.#write(this.#request(), ops),
+      newId: (model) => (this.schema.models.get(String(model))?.prefix ?? '') + randomText(ID_BYTES),
+      positionAtEnd: (model, container) => {
+        const s = this.#session();
+        const t = this.store!.tables.get(String(model))!;
+        const f = t.fields.find((x) => x.field.type === 'hierarchy')!;
+        const spec: QuerySpec = { m: String(model), w: [], o: 'desc', l: 1, ...(container === null || container === undefined ? {} : { c: String(container) }) };
+        const rows = s.select(spec);
+        const last = (r: unknown[][]) => hierarchyAfterLast((r[0]?.[f.index] as string | undefined) ?? null);
+        return rows instanceof Promise ? rows.then(last) : last(rows);
+      },
+      checkValue: (model, field, value) => this.#check(String(model), String(field), value, false),
+      checkListItem: (model, field, value) => this.#check(String(model), String(field), value, true),
+      pathContainers: () => this.#request().containers,
+      mayRead: (key, row, throwing) => this.#read(this.#request(), String(key), row, throwing === true),
+      mayFind: (model, id) => this.#mayFind(this.#request(), String(model), String(id)),
+      userId: () => this.#request().user ?? null,
+      ...HIERARCHY_CHANNEL,
+      markdown: (text, key) => this.#renderMarkdown(String(text), key),
+      // A rich-text value of a script (realm/41-models.js RichValue): its source and its field's key.
+      richHtml: (text, key, options) => this.#renderer(key).htmlWith(String(text), options),
+      richSections: (text, key) => this.#renderer(key).sections(String(text)),
+      richText: (text, key) => this.#renderer(key).text(String(text)),
+      submitForm: (formKey, model) => this.#readForm(String(formKey), String(model), true, true),
+      readForm: (formKey, validate) => this.#readForm(String(formKey), null, validate === true, false),
+      imageUploadUrl: (model, field) => {
+        if (!this.images) throw storeNotOpen();
+        return this.images.putUrl(String(model), String(field));
+      },
+    };
   }
 
   /** A form file's type for scripts (`import {NewTask} from '📤'`), registered under `key`. */
@@ -623,7 +593,7 @@ export class AppData {
    * POST is refused), then reads the submission. Answers `[1, [[field, value]…], raw]` or, with
    * messages, `[2, messages, raw]` (raw: the submitted texts by field, for the view to show again).
    */
-  async #readForm(key: string, model: string | null, validate: boolean, submit: boolean): Promise<unknown> {
+  async #readForm(key: string, model: string | null, validate: boolean, submit: boolean): Promise<FormReading> {
     const found = this.form(key);
     if (!found) throw new LanewayError('LW_HTTP_INTERNAL', `no form ${key}`, { status: 500 });
     const { form, stateKey } = found;
@@ -692,7 +662,7 @@ export class AppData {
   }
 
   /** A value for a field (`item`: one entry of a list field). */
-  #check(model: string, field: string, value: unknown, item: boolean): [number, unknown] {
+  #check(model: string, field: string, value: unknown, item: boolean): CheckedValue {
     const def = this.schema.models.get(model) ?? this.schema.embedded.get(model) ?? this.notifications.get(model)?.model;
     let f = def?.fields.find((x) => x.name === field);
     if (!f) return [0, `${model} has no field "${field}"`];
@@ -734,27 +704,26 @@ export class AppData {
 
 }
 
-export function hierarchyOp(fn: string, v: string, other: unknown): unknown {
-  try {
-    switch (fn) {
-      case 'next':
-        return hierarchyNext(v);
-      case 'previous':
-        return hierarchyPrevious(v);
-      case 'parent':
-        return hierarchyParent(v);
-      case 'hasParent':
-        return hierarchyHasParent(v);
-      case 'before':
-        return hierarchyBefore(v, String(other));
-      case 'afterLast':
-        return hierarchyAfterLast(v);
+/** A hierarchy function whose refusal (a position out of range) is a TypeError for the script. */
+const hierarchyFn =
+  <A extends unknown[], R>(fn: (...args: A) => R) =>
+  (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      throw new TypeError((e as Error).message);
     }
-  } catch (e) {
-    throw new TypeError((e as Error).message);
-  }
-  throw new Error(`unknown hierarchy operation ${fn}`);
-}
+  };
+
+/** The hierarchy operations of the model channel (the same for stored and static models). */
+export const HIERARCHY_CHANNEL: Pick<HostChannel, 'hierarchyNext' | 'hierarchyPrevious' | 'hierarchyParent' | 'hierarchyHasParent' | 'hierarchyBefore' | 'hierarchyAfterLast'> = {
+  hierarchyNext: hierarchyFn((v: string) => hierarchyNext(String(v))),
+  hierarchyPrevious: hierarchyFn((v: string) => hierarchyPrevious(String(v))),
+  hierarchyParent: hierarchyFn((v: string) => hierarchyParent(String(v))),
+  hierarchyHasParent: hierarchyFn((v: string) => hierarchyHasParent(String(v))),
+  hierarchyBefore: hierarchyFn((v: string, other: string) => hierarchyBefore(String(v), String(other))),
+  hierarchyAfterLast: hierarchyFn((v: string) => hierarchyAfterLast(String(v))),
+};
 
 /** Fields that queries can filter (the runtime's `q` flag, and the store's indexes). */
 const isStateFieldName = (name: string): boolean => name === 'state' || name === 'status' || name === 'stage' || name === 'lifecycle';

@@ -1,6 +1,6 @@
 /**
  * The in-memory backend of the query API for static models: the same query specs the database
- * backend turns into SQL (src/store/session.ts, `QuerySpec`), answered from the documents read at
+ * backend turns into SQL (`QuerySpec` of src/script/records.ts), answered from the documents read at
  * load. One meaning for both: filters are ANDed field comparisons (`eq` with null matches a missing
  * value; ranges never match one), the natural order is the model's `order: true` field, then the
  * document date (`created`), then the id (the path uid); `desc` reverses it; a limit cuts after the
@@ -10,18 +10,10 @@
 import { LanewayError } from '../diag/index.js';
 import type { FieldDefinition, ModelDefinition } from '../models/index.js';
 import type { StaticContent } from './documents.js';
+import type { FilterOp, QuerySpec } from '../script/index.js';
 
-type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'match';
-
-/** The query spec of src/store/session.ts (kept structural: content does not depend on the store). */
-export interface DocumentQuery {
-  m: string;
-  w: Array<[string, FilterOp, unknown]>;
-  c?: string;
-  cs?: string[];
-  o?: 'asc' | 'desc';
-  l?: number;
-}
+/** The query spec of the script runtime (script/records.ts), as the database answers it too. */
+export type DocumentQuery = QuerySpec;
 
 interface ModelIndex {
   model: ModelDefinition;

@@ -10,6 +10,7 @@
 import { LanewayError } from '../diag/index.js';
 import { checkBoolean, checkDate, checkInteger, hierarchySortKey, renderMarkdown } from '../models/index.js';
 import { then } from '../shared/index.js';
+import type { FilterOp, QuerySpec, WriteOp } from '../script/index.js';
 import { StoreError, type Dialect, type Engine, type Row, type SqlValue, type Writer } from './types.js';
 import { q, type FieldLayout, type TableLayout } from './tables.js';
 import { profileExists, profileUser } from './profiles.js';
@@ -22,35 +23,8 @@ export const UNORDERED_MAX = 500;
 /** Rows of one chunk of a long read (the script runtime reads this many at a time: script/realm/41-models.js `readChunks`). */
 export const READ_CHUNK = 1000;
 
-/** `match`: an embedded field (or list) holding these sub-field values ([name, value] pairs). */
-export type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'match';
-
-/** A query as the script runtime describes it. */
-export interface QuerySpec {
-  /** Model name. */
-  m: string;
-  /** Field filters, ANDed: [field, op, value]. `id`, `created` and `modified` may be filtered too. */
-  w: Array<[string, FilterOp, unknown]>;
-  /** Container id: the children of one record. Absent: every record (top-level models, anyContainer). */
-  c?: string;
-  /** Container ids: the children of these records (grouping). */
-  cs?: string[];
-  /** Explicit order; absent: natural order. */
-  o?: 'asc' | 'desc';
-  /** Most rows. */
-  l?: number;
-  /** One record is asked for (get, optional, a load by id): for permissions, `access` rather than `list`. */
-  one?: boolean;
-  /** The next chunk of a long read: the records after this one (its row as select() gave it) in the query's order. */
-  a?: unknown[];
-}
-
-/** A write of the script runtime's unit of work (script/realm/41-models.js `flush`): insert, update, delete. */
-export type WriteOp =
-  | [kind: 'i', model: string, id: string, created: number, modified: number, container: string | null, values: Record<string, unknown>]
-  | [kind: 'u', model: string, id: string, modified: number, values: Record<string, unknown>, container?: string | null]
-  | [kind: 'd', model: string, id: string, container?: string | null];
-
+// The query and write shapes of the script runtime (script/records.ts).
+export type { FilterOp, QuerySpec, WriteOp } from '../script/index.js';
 
 /** A condition of a chunk of a long read (DataSession #after), with its parameters. */
 interface After {

@@ -3,8 +3,8 @@
 // realm's intrinsics and budgets.
 //
 // The host installs each app's models once (`kit.models(descriptor, channel)`): plain data about
-// the models, and one bridge function, the channel, through which every query, write and value
-// check goes to the store of the request whose code is running (realm.ts finds it by the current
+// the models, and the channel (HostChannel, src/script/channel.ts), whose methods are the bridge
+// functions through which every query, write and value check goes to the store of the request whose code is running (realm.ts finds it by the current
 // budget). Everything else — instances with field accessors, lazy query streams, links, hierarchy
 // values, the unit of work that collects a request's changes — lives here, in the realm, so that
 // reading fields never crosses the membrane.
@@ -75,7 +75,7 @@ const mayRead = (app, d, f, s, throwing) => {
   const u = unitOfWork();
   const key = f.pk + '|' + (d.container !== null ? s.v[3] : '') + '|' + (d.isContainer ? s.v[0] : '');
   if (u.pr !== null && u.pr.has(key)) return true;
-  const ok = app.ch('pr', f.pk, s.v, throwing);
+  const ok = app.ch.mayRead(f.pk, s.v, throwing);
   if (ok === true) { if (u.pr === null) u.pr = new OSet(); u.pr.add(key); }
   return ok === true;
 };
@@ -108,9 +108,11 @@ const HIER = slotSet();
 const FIELDFN = slotMap(); // static field function -> [model desc, field desc]
 
 class App {
+  /** @param {any} desc @param {HostChannel} ch */
   constructor(desc, ch) {
-    this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true; this.imageKey = desc.imageKey || null;
-    // Users are on (/👤.yaml): reads, writes and queries of records are checked by the host ('pr', 'q', 'w').
+    /** @type {HostChannel} */
+    this.ch = freeze(ch); this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true; this.imageKey = desc.imageKey || null;
+    // Users are on (/👤.yaml): reads, writes and queries of records are checked by the host (mayRead, query, write).
     this.perm = desc.perm === true;
     for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
     for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; d.isContainer = false; this.models.set(d.name, d); }
@@ -165,7 +167,7 @@ const storeForm = (f, v) => {
 };
 const check = (d, f, v) => {
   if (TRUSTED_IMG.has(v)) return v.id;
-  const r = d.app.ch('v', d.name, f.name, v);
+  const r = d.app.ch.checkValue(d.name, f.name, v);
   if (r[0] !== 1) throw invalid(d.name, f.name, r[1]);
   return r[1];
 };
@@ -173,11 +175,11 @@ const check = (d, f, v) => {
 // Hierarchy values.
 class Hierarchy {
   constructor(app, v) { this.value = v; defProp(this, 'app', { value: app }); HIER.add(this); freeze(this); }
-  get hasParent() { return this.app.ch('hy', 'hasParent', this.value); }
-  parent() { const p = this.app.ch('hy', 'parent', this.value); return p === null ? null : new Hierarchy(this.app, p); }
-  previous() { return new Hierarchy(this.app, this.app.ch('hy', 'previous', this.value)); }
-  next() { return new Hierarchy(this.app, this.app.ch('hy', 'next', this.value)); }
-  before(other) { return new Hierarchy(this.app, this.app.ch('hy', 'before', this.value, HIER.has(other) ? other.value : OString(other))); }
+  get hasParent() { return this.app.ch.hierarchyHasParent(this.value); }
+  parent() { const p = this.app.ch.hierarchyParent(this.value); return p === null ? null : new Hierarchy(this.app, p); }
+  previous() { return new Hierarchy(this.app, this.app.ch.hierarchyPrevious(this.value)); }
+  next() { return new Hierarchy(this.app, this.app.ch.hierarchyNext(this.value)); }
+  before(other) { return new Hierarchy(this.app, this.app.ch.hierarchyBefore(this.value, HIER.has(other) ? other.value : OString(other))); }
   toString() { return this.value; }
   toJSON() { return this.value; }
 }
@@ -218,7 +220,7 @@ const listAdd = (list, v, rolling) => {
   const d = s.owner.d;
   let stored = storeForm(f, v);
   if (f.type === 'embedded') { if (!EMB.has(v)) stored = embPlain(newEmbedded(d.app, f.emb, v)); }
-  else { const r = d.app.ch('vi', d.name, f.name, stored); if (r[0] !== 1) throw invalid(d.name, f.name, r[1]); stored = r[1]; }
+  else { const r = d.app.ch.checkListItem(d.name, f.name, stored); if (r[0] !== 1) throw invalid(d.name, f.name, r[1]); stored = r[1]; }
   if (f.type !== 'embedded' && apply(A.includes, s.a, [stored])) return list;
   if (s.a.length >= f.list) {
     if (!rolling) throw invalid(d.name, f.name, f.label + ' holds at most ' + f.list + ' entries');
@@ -264,8 +266,8 @@ const buildEmbeddedCtor = (app, t) => {
 // It passes wherever SafeHtml does — registered in SH with its HTML (the field's render: options
 // applied), so JSON, {{{ }}}, concatenation and storing it in an html field take that HTML — and
 // has the members a view's rich-text value has. Everything but the source is the host's work, done
-// when asked through the channel with the field's renderer (f.rk): 'rh' HTML (with a call's
-// options), 'rs' sections, 'rx' plain text.
+// when asked through the channel with the field's renderer (f.rk): richHtml (with a call's
+// options), richSections, richText.
 const RT = slotMap(); // value -> { app, t: source, k: rich-text key, md: a markdown field }
 const rtState = (v) => { const s = RT.get(v); if (s === undefined) throw new OTypeError('not a rich-text value'); return s; };
 const trimS = SP.trim;
@@ -273,19 +275,19 @@ class RichValue {
   constructor(app, f, text, html) { RT.set(this, { app: app, t: text, k: f.rk, md: f.type === 'markdown' }); SH.set(this, html); freeze(this); }
   get value() { return rtState(this).t; }
   // No text but white space: of the Markdown source; of an html field's text (<p><br></p> shows nothing).
-  get empty() { const s = rtState(this); return apply(trimS, s.md ? s.t : s.app.ch('rx', s.t, s.k), []) === ''; }
+  get empty() { const s = rtState(this); return apply(trimS, s.md ? s.t : s.app.ch.richText(s.t, s.k), []) === ''; }
   get length() { const t = rtState(this).t; return codePoints(t, t.length); }
   get valid() { rtState(this); return true; }
   get invalid() { rtState(this); return false; }
   markdown() { const s = rtState(this); return s.md ? s.t : null; }
-  text() { const s = rtState(this); return s.app.ch('rx', s.t, s.k); }
+  text() { const s = rtState(this); return s.app.ch.richText(s.t, s.k); }
   html(options) {
     const s = rtState(this);
     if (options === undefined || options === null) return new SafeHtml(SH.get(this));
     if (typeof options !== 'object' || isArray(options)) throw new OTypeError('html(options) takes an object, such as html({minimumHeaderLevel: 2})');
-    return new SafeHtml(s.app.ch('rh', s.t, s.k, options));
+    return new SafeHtml(s.app.ch.richHtml(s.t, s.k, options));
   }
-  sections() { const s = rtState(this); return freeze(s.app.ch('rs', s.t, s.k)); }
+  sections() { const s = rtState(this); return freeze(s.app.ch.richSections(s.t, s.k)); }
   toString() { rtState(this); return SH.get(this); }
   toJSON() { rtState(this); return SH.get(this); }
 }
@@ -301,10 +303,10 @@ const MARKDOWN_TEXT_MAX = 20000;
 const markdownOf = (app, model, text) => {
   const s = OString(text), n = codePoints(s, MARKDOWN_TEXT_MAX);
   if (n > MARKDOWN_TEXT_MAX) throw new ORangeError(model + '.markdown(text) renders at most ' + MARKDOWN_TEXT_MAX + ' characters; this text has more');
-  return new SafeHtml(app.ch('md', s));
+  return new SafeHtml(app.ch.markdown(s));
 };
 // An html field without render: options shows its HTML as stored, with no call to the host.
-const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.rr ? v : app.ch('rh', v, f.rk));
+const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.rr ? v : app.ch.richHtml(v, f.rk));
 
 // What a script reads from a stored value.
 const readValue = (app, f, v, owner) => {
@@ -399,7 +401,7 @@ const withContainer = (d, id, cb) => {
 const containerFor = (d) => {
   const u = unitOfWork();
   for (let i = u.inCb.length - 1; i >= 0; i--) if (u.inCb[i][0] === d.container) return u.inCb[i][1];
-  if (u.ctx === null) u.ctx = d.app.ch('ctx') || {};
+  if (u.ctx === null) u.ctx = d.app.ch.pathContainers() || {};
   const c = u.ctx[d.container];
   return c === undefined ? undefined : c;
 };
@@ -445,7 +447,7 @@ const flush = (strict) => {
   if (ops.length === 0) return undefined;
   // A profile written: the roles, so what may be read, change.
   for (let i = 0; i < ops.length; i++) if (app.models.get(ops[i][1]).kind === 'profile') { u.pr = null; break; }
-  return app.ch('w', ops);
+  return app.ch.write(ops);
 };
 const missingField = (s) => {
   const fs = s.d.fields;
@@ -515,7 +517,7 @@ const execute = (q, firstOnly) => {
     // get(), optional(): one record is asked for (permissions: access), not a list.
     if (firstOnly) spec.one = true;
     // Static documents are in memory already: one read.
-    if (s.d.app.static) return andThen(s.d.app.ch('q', spec), (rows) => runStages(rowsToInstances(s.d, rows), stages, 0));
+    if (s.d.app.static) return andThen(s.d.app.ch.query(spec), (rows) => runStages(rowsToInstances(s.d, rows), stages, 0));
     // A leading filter runs chunk by chunk, so that only the records it keeps are held; enough
     // results: get() of that filter alone, or a limit right after it.
     const keep = stages.length && stages[0][0] === 'filter' ? stages[0][1] : null;
@@ -535,7 +537,7 @@ const readChunks = (d, spec, keep, enough) => {
   const total = spec.l;
   /** @type {any} null until the first chunk is read */
   let out = null, read = 0;
-  const step = (c) => andThen(d.app.ch('q', c), (rows) => {
+  const step = (c) => andThen(d.app.ch.query(c), (rows) => {
     const n = rows.length;
     read += n;
     // The cursor is a copy: a record's row is its state, which the script may change.
@@ -550,7 +552,7 @@ const readChunks = (d, spec, keep, enough) => {
       const next = OObject.assign({}, spec);
       next.l = total === undefined ? READ_CHUNK : OMath.min(total - read, READ_CHUNK);
       next.a = last;
-      return andThen(d.app.ch('y'), () => step(next));
+      return andThen(d.app.ch.pause(), () => step(next));
     });
   });
   if (keep !== null) out = [];
@@ -592,7 +594,7 @@ const aggregate = (q, kind, field) => {
       return kind === 'sum' ? total : n ? total / n : null;
     });
   }
-  return andThen(flush(false), () => s.d.app.ch('a', specOf(s, undefined, s.l === undefined), kind, field));
+  return andThen(flush(false), () => s.d.app.ch.aggregate(specOf(s, undefined, s.l === undefined), kind, field));
 };
 // Parent.grouping(childQuery): one group per parent that has matching children, in the parents'
 // order: {list: parent, note: [children…]} (at most the child query's limit, else 100, per parent).
@@ -614,7 +616,7 @@ const groupBy = (parents, cq) => {
     push(list, child);
     return true;
   };
-  const read = cs.d.app.static ? andThen(cs.d.app.ch('q', spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
+  const read = cs.d.app.static ? andThen(cs.d.app.ch.query(spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
   return andThen(read, () => {
     const pkey = cs.d.ckey, ckey = cs.d.lkey;
     const out = [];
@@ -705,7 +707,7 @@ const fieldName = (q, f) => {
 // profile, get(container) the one in a container; all() every one; shared(container) whether
 // other users have a profile in that container too.
 const meQuery = (app, d) => {
-  const uid = app.ch('me');
+  const uid = app.ch.userId();
   const st = baseQuery(d);
   st.any = true;
   push(st.w, ['user', 'eq', typeof uid === 'string' ? uid : '']);
@@ -800,7 +802,7 @@ const buildModel = (app, d) => {
     const s = recordState(this);
     const row = apply(A.slice, s.v, []);
     const t = stamp();
-    row[0] = app.ch('id', d.name); row[1] = t; row[2] = t;
+    row[0] = app.ch.newId(d.name); row[1] = t; row[2] = t;
     for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[4 + j] = null;
     const c = makeInstance(d, row, 0);
     const cs = recordState(c); cs.pending = true; push(unitOfWork().pend, cs);
@@ -825,7 +827,7 @@ const buildModel = (app, d) => {
     method(d.ckey, { value: function () {
       const id = recordState(this).v[3];
       const cd = app.models.get(d.container);
-      return andThen(app.ch('pa', d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
+      return andThen(app.ch.mayFind(d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
         : andThen(loadById(cd, id, false), (r) => makeLink(app, d.container, id, r === null ? undefined : apply(A.slice, recordState(r).v, []))));
     } });
   }
@@ -837,7 +839,7 @@ const buildModel = (app, d) => {
     // Another user's profile answers as reading its role does; the visitor's own roles are theirs to know.
     method('hasRole', { value: function (r) {
       const s = recordState(this);
-      if (app.perm && s.v[userAt] !== app.ch('me')) mayReadState(app, d, roleField, s, true);
+      if (app.perm && s.v[userAt] !== app.ch.userId()) mayReadState(app, d, roleField, s, true);
       return typeof r === 'string' && s.v[roleAt] === r;
     } });
   }
@@ -885,7 +887,7 @@ const buildModel = (app, d) => {
   const M = function (container) {
     if (new.target === undefined) throw new OTypeError('create a record with new ' + d.name + '()');
     const t = stamp();
-    const row = [app.ch('id', d.name), t, t, null];
+    const row = [app.ch.newId(d.name), t, t, null];
     if (d.container !== null) {
       const c = container === undefined ? containerFor(d) : idOf(container, d.container);
       if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.ckey + ')');
@@ -998,7 +1000,7 @@ const fieldMeta = (ff, app, d, f) => {
     defProp(ff, 'isValidFileName', { value: (n) => isValidImageName(n), enumerable: true });
     defProp(ff, 'newPutUrl', { value: (n) => {
       if (!isValidImageName(n)) throw new OTypeError(d.name + '.' + f.name + '.newPutUrl(name) takes the name of a .png, .jpg or .gif file; check it with ' + d.name + '.' + f.name + '.isValidFileName(name) first');
-      return app.ch('iu', d.name, f.name);
+      return app.ch.imageUploadUrl(d.name, f.name);
     }, enumerable: true });
     defProp(ff, 'sizeMax', { value: 10485760, enumerable: true });
   }
@@ -1017,7 +1019,7 @@ const initValue = (app, d, f, container) => {
     const u = unitOfWork();
     const key = d.name + '|' + container;
     const mine = u.hier.get(key);
-    const v = mine !== undefined ? app.ch('hy', 'afterLast', mine) : app.ch('hl', d.name, container);
+    const v = mine !== undefined ? app.ch.hierarchyAfterLast(mine) : app.ch.positionAtEnd(d.name, container);
     if (isP(v)) return apply(then, v, [(x) => { u.hier.set(key, x); return x; }]);
     u.hier.set(key, v);
     return v;
@@ -1050,7 +1052,7 @@ const setField = (s, f, v) => {
 // A static document by id, read synchronously (the static channel answers from memory, with no unit of work).
 const staticRecord = (d, id) => {
   if (id === null || id === undefined) return null;
-  const rows = d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1 });
+  const rows = d.app.ch.query({ m: d.name, w: [['id', 'eq', id]], l: 1 });
   return rows.length ? makeInstance(d, rows[0], 1) : null;
 };
 const loadById = (d, id, required) => {
@@ -1059,7 +1061,7 @@ const loadById = (d, id, required) => {
   // A record of this request not written yet.
   const u = unitOfWork();
   for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[0] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
-  return andThen(flush(false), () => andThen(d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
+  return andThen(flush(false), () => andThen(d.app.ch.query({ m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
     if (!rows.length) { if (required) throw notFound(d.name); return null; }
     return makeInstance(d, rows[0], 1);
   }));
@@ -1131,8 +1133,8 @@ const outField = (app, f, v) => {
   if (v === null || v === undefined) return f.list !== undefined && f.list !== null ? [] : f.type === 'map' ? {} : null;
   switch (f.type) {
     case 'timestamp': return new LDate(v);
-    case 'markdown': return app.ch('md', v, f.rk);
-    case 'html': return f.rr ? app.ch('rh', v, f.rk) : v;
+    case 'markdown': return app.ch.markdown(v, f.rk);
+    case 'html': return f.rr ? app.ch.richHtml(v, f.rk) : v;
     case 'geo': return { latitude: v.latitude, longitude: v.longitude };
     default: return v;
   }
@@ -1173,7 +1175,7 @@ const formInvalid = (key, messages, values) => {
 const submitForm = (app, key, inst) => {
   const note = isNotification(inst);
   if (!note && !RECORDS.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
-  return andThen(app.ch('fs', key, note ? nstate(inst).d.name : recordState(inst).d.name), (r) => {
+  return andThen(app.ch.submitForm(key, note ? nstate(inst).d.name : recordState(inst).d.name), (r) => {
     if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
     const pairs = r[1];
     try {
@@ -1188,7 +1190,7 @@ const submitForm = (app, key, inst) => {
 // A read form (Form.validate(), Form.get()) remembers its key and submitted texts, so that
 // Redirect….form(f) can carry them to the next step as a form state (docs/forms.md "In scripts and views at run time").
 const FORMREAD = slotMap();
-const readForm = (app, key, validate) => andThen(app.ch('fr', key, validate), (r) => {
+const readForm = (app, key, validate) => andThen(app.ch.readForm(key, validate), (r) => {
   if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
   const o = {};
   const pairs = r[1];
@@ -1277,7 +1279,7 @@ const viewField = (app, f, v) => {
     case 'link': return makeLink(app, f.model, v);
     case 'html': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(v);
     case 'svg-icon': return new SafeHtml(v);
-    case 'markdown': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(app.ch('md', v));
+    case 'markdown': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(app.ch.markdown(v));
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
     default: return v;
