@@ -24,7 +24,7 @@ import {
   type ModelDefinition,
   type ModelSchema,
 } from '../models/index.js';
-import { currentBudgetToken, installModels, mapChannelErrors, ViewRenderers, type AggregateKind, type Answer, type CheckedValue, type FormReading, type HostChannel, type ModelShape, type RecordRow } from '../script/index.js';
+import { currentBudgetToken, installModels, mapChannelErrors, ViewRenderers, type AggregateKind, type Answer, type CheckedValue, type FormReading, type FieldDescriptor, type HostChannel, type ModelDescriptor, type ModelsDescriptor, type ModelShape, type RecordRow } from '../script/index.js';
 import { ensureImageTables } from '../images/index.js';
 import { storeNotOpen } from './answers.js';
 import { ImageService } from './images.js';
@@ -770,11 +770,10 @@ export function toScriptError(e: unknown): unknown {
 export function describe(
   schema: ModelSchema,
   options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[]; imageKey?: string; perm?: boolean } = {},
-): unknown {
-  const fieldOf = (f: FieldDefinition, owner: string) => ({
-    rk: (f.type === 'markdown' || f.type === 'html') && options.richKey ? options.richKey(owner, f) : null,
-    // An html field with `render:` options: its HTML comes from the host, not as stored.
-    rr: f.type === 'html' && f.render !== undefined && Object.keys(f.render).length > 0,
+): ModelsDescriptor {
+  const fieldOf = (f: FieldDefinition, owner: string): FieldDescriptor => ({
+    richKey: (f.type === 'markdown' || f.type === 'html') && options.richKey ? options.richKey(owner, f) : null,
+    hostRendered: f.type === 'html' && f.render !== undefined && Object.keys(f.render).length > 0,
     name: f.name,
     type: f.type,
     list: f.list ?? null,
@@ -782,28 +781,28 @@ export function describe(
     label: f.label,
     placeholder: f.placeholder,
     about: f.about,
-    prot: f.protected,
+    isProtected: f.protected,
     values: (f.values ?? []).map((v) => [v.value, v.label]),
     model: f.model ?? null,
-    emb: f.embedded ?? null,
+    embedded: f.embedded ?? null,
     init: f.init ?? null,
     unique: f.unique,
     order: f.order,
-    q: queryable(f),
-    pf: f.profile ?? null,
+    queryable: queryable(f),
+    profile: f.profile ?? null,
   });
-  const modelOf = (m: ModelDefinition) => ({
+  const modelOf = (m: ModelDefinition): ModelDescriptor => ({
     name: m.name,
     kind: m.kind,
     container: m.container ?? null,
-    ckey: m.container ? lowerFirst(m.container) : null,
-    lkey: lowerFirst(m.name),
+    containerMember: m.container ? lowerFirst(m.container) : null,
+    memberName: lowerFirst(m.name),
     prefix: m.prefix ?? '',
     fields: m.fields.filter((f) => !f.builtIn).map((f) => fieldOf(f, m.name)),
   });
   return {
     static: options.static === true,
-    perm: options.perm === true,
+    checksPermissions: options.perm === true,
     imageKey: options.imageKey ?? null,
     models: [...schema.models.values()].map(modelOf),
     embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),

@@ -100,6 +100,75 @@ export interface HostChannel {
   readForm(formKey: string, validate: boolean): Promise<FormReading>;
 }
 
+// ---- The models, as the realm's runtime is built from them (app/data.ts `describe`) -----------
+
+/** A field of a model, embedded type or notification. */
+export interface FieldDescriptor {
+  name: string;
+  type: string;
+  /** Most entries of a list field, else null. */
+  list: number | null;
+  optional: boolean;
+  label: string;
+  placeholder: string | undefined;
+  about: string | undefined;
+  /** `protected: true`: readable by scripts, left out of a record's JSON (views, forms). */
+  isProtected: boolean;
+  /** The options of an options field: [value, label]. */
+  values: Array<[value: unknown, label: string]>;
+  /** The model a link field links to, else null. */
+  model: string | null;
+  /** The embedded type of an embedded field (`Type` or `Model.Type`), else null. */
+  embedded: string | null;
+  /** The field's `init:` (true: now, today, the first option, the next position; a number), else null. */
+  init: boolean | number | null;
+  unique: boolean;
+  order: boolean;
+  /** Queries may filter on the field (and order by it). */
+  queryable: boolean;
+  /** A profile's `role` or `user` field (docs/users.md), else null. */
+  profile: 'user' | 'role' | null;
+  /** The rich-text key of a markdown or html field (its renderer's, HostChannel.richHtml), else null. */
+  richKey: string | null;
+  /** An html field with `render:` options: its HTML comes from the host (richHtml), not as stored. */
+  hostRendered: boolean;
+}
+
+/** A model (`/📦/Task.yaml`, a static `/🗄/` model). */
+export interface ModelDescriptor {
+  name: string;
+  kind: string;
+  /** The container model, else null. */
+  container: string | null;
+  /** The member naming the container (`list` for a List): `Task.list(l)`, `task.list`, a group's key. */
+  containerMember: string | null;
+  /** The member naming the model's records in a group of `Parent.grouping(…)` (`task` for a Task). */
+  memberName: string;
+  /** What the model's ids start with. */
+  prefix: string;
+  /** The fields that are not built in, in their order (a row's values, records.ts ROW). */
+  fields: FieldDescriptor[];
+}
+
+/** An embedded type or a notification: named fields. */
+export interface TypeDescriptor {
+  name: string;
+  fields: FieldDescriptor[];
+}
+
+/** An app's models, as `installModels` gives them to the realm. */
+export interface ModelsDescriptor {
+  /** Static models (`/🗄/`): read-only, answered from memory. */
+  static: boolean;
+  /** Users are on (/👤.yaml): the host checks reads, queries and writes (mayRead, query, write). */
+  checksPermissions: boolean;
+  /** The key views render the app's images with, else null. */
+  imageKey: string | null;
+  models: ModelDescriptor[];
+  embedded: TypeDescriptor[];
+  notifications: TypeDescriptor[];
+}
+
 /** The names of the channel's operations. */
 export type ChannelOperation = keyof HostChannel;
 

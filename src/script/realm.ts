@@ -23,7 +23,7 @@ import { DEFAULT_LIMITS, type ScriptLimits } from './limits.js';
 import { FORBIDDEN_MEMBERS, HOOK_MEMBERS } from './names.js';
 import { REALM_SOURCE } from './realm-source.js';
 import type { RealmHost } from './realm-host.js';
-import type { HostChannel } from './channel.js';
+import type { HostChannel, ModelsDescriptor } from './channel.js';
 import { ScriptRedirect, type FlashMessage } from './redirect.js';
 
 /** An opaque value of the realm. */
@@ -1029,7 +1029,7 @@ function renderersOf(state: HostState): ViewRenderers | undefined {
  * bridge). Returns `'📦'`: each model (and global embedded type) as a shared realm value.
  */
 export function installModels(
-  descriptor: unknown,
+  descriptor: ModelsDescriptor,
   channel: HostChannel,
 ): { namespace: Record<string, unknown>; notifications: Record<string, unknown>; link(model: string, id: string, row?: unknown[]): unknown; formType(key: string, groups: string[]): unknown } {
   const { kit } = getRealm();

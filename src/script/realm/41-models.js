@@ -73,9 +73,9 @@ const unitOfWork = () => {
 // is written (roles change then).
 const mayRead = (app, d, f, s, throwing) => {
   const u = unitOfWork();
-  const key = f.pk + '|' + (d.container !== null ? s.v[3] : '') + '|' + (d.isContainer ? s.v[0] : '');
+  const key = f.readKey + '|' + (d.container !== null ? s.v[3] : '') + '|' + (d.isContainer ? s.v[0] : '');
   if (u.pr !== null && u.pr.has(key)) return true;
-  const ok = app.ch.mayRead(f.pk, s.v, throwing);
+  const ok = app.ch.mayRead(f.readKey, s.v, throwing);
   if (ok === true) { if (u.pr === null) u.pr = new OSet(); u.pr.add(key); }
   return ok === true;
 };
@@ -108,14 +108,14 @@ const HIER = slotSet();
 const FIELDFN = slotMap(); // static field function -> [model desc, field desc]
 
 class App {
-  /** @param {any} desc @param {HostChannel} ch */
+  /** @param {ModelsDescriptor} desc @param {HostChannel} ch */
   constructor(desc, ch) {
     /** @type {HostChannel} */
     this.ch = freeze(ch); this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true; this.imageKey = desc.imageKey || null;
     // Users are on (/👤.yaml): reads, writes and queries of records are checked by the host (mayRead, query, write).
-    this.perm = desc.perm === true;
+    this.checksPermissions = desc.checksPermissions === true;
     for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
-    for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; d.isContainer = false; this.models.set(d.name, d); }
+    for (let i = 0; i < desc.models.length; i++) { const d = /** @type {any} the runtime keeps its own state on it */ (desc.models[i]); d.app = this; d.isContainer = false; this.models.set(d.name, d); }
     for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
     for (let i = 0; i < desc.models.length; i++) buildModel(this, desc.models[i]);
     for (let i = 0; i < desc.embedded.length; i++) if (apply(S_.indexOf, desc.embedded[i].name, ['.']) < 0) this.ns[desc.embedded[i].name] = buildEmbeddedCtor(this, desc.embedded[i]);
@@ -219,7 +219,7 @@ const listAdd = (list, v, rolling) => {
   const s = LISTS.get(list), f = s.f;
   const d = s.owner.d;
   let stored = storeForm(f, v);
-  if (f.type === 'embedded') { if (!EMB.has(v)) stored = embPlain(newEmbedded(d.app, f.emb, v)); }
+  if (f.type === 'embedded') { if (!EMB.has(v)) stored = embPlain(newEmbedded(d.app, f.embedded, v)); }
   else { const r = d.app.ch.checkListItem(d.name, f.name, stored); if (r[0] !== 1) throw invalid(d.name, f.name, r[1]); stored = r[1]; }
   if (f.type !== 'embedded' && apply(A.includes, s.a, [stored])) return list;
   if (s.a.length >= f.list) {
@@ -266,13 +266,13 @@ const buildEmbeddedCtor = (app, t) => {
 // It passes wherever SafeHtml does — registered in SH with its HTML (the field's render: options
 // applied), so JSON, {{{ }}}, concatenation and storing it in an html field take that HTML — and
 // has the members a view's rich-text value has. Everything but the source is the host's work, done
-// when asked through the channel with the field's renderer (f.rk): richHtml (with a call's
+// when asked through the channel with the field's renderer (f.richKey): richHtml (with a call's
 // options), richSections, richText.
 const RT = slotMap(); // value -> { app, t: source, k: rich-text key, md: a markdown field }
 const rtState = (v) => { const s = RT.get(v); if (s === undefined) throw new OTypeError('not a rich-text value'); return s; };
 const trimS = SP.trim;
 class RichValue {
-  constructor(app, f, text, html) { RT.set(this, { app: app, t: text, k: f.rk, md: f.type === 'markdown' }); SH.set(this, html); freeze(this); }
+  constructor(app, f, text, html) { RT.set(this, { app: app, t: text, k: f.richKey, md: f.type === 'markdown' }); SH.set(this, html); freeze(this); }
   get value() { return rtState(this).t; }
   // No text but white space: of the Markdown source; of an html field's text (<p><br></p> shows nothing).
   get empty() { const s = rtState(this); return apply(trimS, s.md ? s.t : s.app.ch.richText(s.t, s.k), []) === ''; }
@@ -306,7 +306,7 @@ const markdownOf = (app, model, text) => {
   return new SafeHtml(app.ch.markdown(s));
 };
 // An html field without render: options shows its HTML as stored, with no call to the host.
-const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.rr ? v : app.ch.richHtml(v, f.rk));
+const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.hostRendered ? v : app.ch.richHtml(v, f.richKey));
 
 // What a script reads from a stored value.
 const readValue = (app, f, v, owner) => {
@@ -320,14 +320,14 @@ const readValue = (app, f, v, owner) => {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return new Hierarchy(app, v);
     case 'link': return makeLink(app, f.model, v);
-    case 'html': return f.rk === null ? new SafeHtml(v) : richValue(app, f, v);
+    case 'html': return f.richKey === null ? new SafeHtml(v) : richValue(app, f, v);
     case 'svg-icon': return new SafeHtml(v);
     case 'markdown': return richValue(app, f, v);
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
     case 'map': return freeze(OObject.assign({}, v));
     case 'embedded': {
-      const e = newEmbedded(app, f.emb);
+      const e = newEmbedded(app, f.embedded);
       const s = EMB.get(e); s.v = v; s.owner = owner; s.f = f;
       return e;
     }
@@ -488,7 +488,7 @@ const specOf = (s, extraLimit, noCap) => {
   let c = s.c;
   if (d.container !== null && c === undefined && !s.any) {
     c = containerFor(d);
-    if (c === undefined) throw new OTypeError(d.name + ' records belong to a ' + d.container + ': select one (' + d.name + '.' + d.ckey + '(' + d.ckey + ')), call it with a function (' + d.ckey + '(() => ' + d.name + '.all())), or use ' + d.name + '.any' + d.container + '()');
+    if (c === undefined) throw new OTypeError(d.name + ' records belong to a ' + d.container + ': select one (' + d.name + '.' + d.containerMember + '(' + d.containerMember + ')), call it with a function (' + d.containerMember + '(() => ' + d.name + '.all())), or use ' + d.name + '.any' + d.container + '()');
   }
   const spec = { m: d.name, w: s.w };
   if (c !== undefined) spec.c = c;
@@ -618,7 +618,7 @@ const groupBy = (parents, cq) => {
   };
   const read = cs.d.app.static ? andThen(cs.d.app.ch.query(spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
   return andThen(read, () => {
-    const pkey = cs.d.ckey, ckey = cs.d.lkey;
+    const pkey = cs.d.containerMember, ckey = cs.d.memberName;
     const out = [];
     for (let i = 0; i < parents.length; i++) {
       const list = byParent.get(recordState(parents[i]).v[0]);
@@ -680,15 +680,15 @@ const queryMethods = {
   toJSON() { throw new OTypeError('a query becomes JSON only as the result of a script (or inside it)'); },
 };
 const embeddedMatch = (app, d, f, m) => {
-  const t = app.embedded.get(f.emb);
+  const t = app.embedded.get(f.embedded);
   const plain = EMB.has(m) ? embPlain(m) : m;
   if (plain === null || typeof plain !== 'object' || isArray(plain)) throw new OTypeError(d.name + '.' + f.name + '(…) takes the field values to match, such as ' + d.name + '.' + f.name + '({' + t.fields[0].name + ': …})');
   const out = [];
   const ks = keys(plain);
   for (let i = 0; i < ks.length; i++) {
     const sub = t.fields.find((x) => x.name === ks[i]);
-    if (sub === undefined) throw new OTypeError(f.emb + ' has no field ' + ks[i]);
-    if (!sub.q) throw new OTypeError(f.emb + '.' + ks[i] + ' is a ' + sub.type + ' field, which cannot be matched');
+    if (sub === undefined) throw new OTypeError(f.embedded + ' has no field ' + ks[i]);
+    if (!sub.queryable) throw new OTypeError(f.embedded + '.' + ks[i] + ' is a ' + sub.type + ' field, which cannot be matched');
     const v = plain[ks[i]];
     if (EMB.has(m) && (v === null || v === undefined)) continue;
     push(out, [ks[i], v === null || v === undefined ? null : storeForm(sub, v)]);
@@ -751,7 +751,7 @@ const buildModel = (app, d) => {
     return derive(this, (n) => { push(n.w, [name, op, value]); n.filtered = true; });
   };
   const queryable = ['id', 'created', 'modified'];
-  for (let i = 0; i < d.fields.length; i++) if (d.fields[i].q) push(queryable, d.fields[i].name);
+  for (let i = 0; i < d.fields.length; i++) if (d.fields[i].queryable) push(queryable, d.fields[i].name);
   for (let i = 0; i < queryable.length; i++) {
     const n = queryable[i];
     // A field named like a query method (count, get, limit…) keeps the method; its ranges stay.
@@ -783,10 +783,10 @@ const buildModel = (app, d) => {
   defProp(proto, 'modified', { get() { return new LDate(recordState(this).v[2]); }, enumerable: true });
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
-    f.pk = d.name + '.' + f.name;
+    f.readKey = d.name + '.' + f.name;
     defProp(proto, f.name, { enumerable: true,
       // With users, reading a field takes read on it (the host answers 403 otherwise): mayReadState.
-      get() { const s = recordState(this); if (app.perm) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
+      get() { const s = recordState(this); if (app.checksPermissions) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
       set(v) { setField(recordState(this), f, v); } });
   }
   const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
@@ -807,7 +807,7 @@ const buildModel = (app, d) => {
     const c = makeInstance(d, row, 0);
     const cs = recordState(c); cs.pending = true; push(unitOfWork().pend, cs);
     // With users, the values copied from a stored record read as reading it (mayReadState).
-    if (app.perm) {
+    if (app.checksPermissions) {
       const own = s.st === 0 || (s.st === 2 && !s.wasStored);
       if (!own || s.from !== null) {
         const hide = new OSet();
@@ -824,7 +824,7 @@ const buildModel = (app, d) => {
   if (d.container !== null) {
     // task.list(): a link to the container, with its record read at once when the visitor may
     // find it, so that task.list().name reads without get() (as apps written for the platform do).
-    method(d.ckey, { value: function () {
+    method(d.containerMember, { value: function () {
       const id = recordState(this).v[3];
       const cd = app.models.get(d.container);
       return andThen(app.ch.mayFind(d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
@@ -839,7 +839,7 @@ const buildModel = (app, d) => {
     // Another user's profile answers as reading its role does; the visitor's own roles are theirs to know.
     method('hasRole', { value: function (r) {
       const s = recordState(this);
-      if (app.perm && s.v[userAt] !== app.ch.userId()) mayReadState(app, d, roleField, s, true);
+      if (app.checksPermissions && s.v[userAt] !== app.ch.userId()) mayReadState(app, d, roleField, s, true);
       return typeof r === 'string' && s.v[roleAt] === r;
     } });
   }
@@ -859,7 +859,7 @@ const buildModel = (app, d) => {
     // (article.title on a path parameter), and a document's get is the document itself.
     for (let i = 0; i < d.fields.length; i++) {
       const f = d.fields[i];
-      if (f.prot) continue;
+      if (f.isProtected) continue;
       defProp(linkProto, f.name, { get() { const r = staticRecord(linkState(this).d, linkState(this).id); return r === null ? null : r[f.name]; }, enumerable: true });
     }
   }
@@ -890,7 +890,7 @@ const buildModel = (app, d) => {
     const row = [app.ch.newId(d.name), t, t, null];
     if (d.container !== null) {
       const c = container === undefined ? containerFor(d) : idOf(container, d.container);
-      if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.ckey + ')');
+      if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.containerMember + ')');
       row[3] = c;
     }
     /** @type {Promise<unknown> | null} */
@@ -903,7 +903,7 @@ const buildModel = (app, d) => {
     const inst = makeInstance(d, row, 0);
     const s = recordState(inst); s.pending = true; push(unitOfWork().pend, s);
     // Its hierarchy position comes after the last stored record's: it reads as reading that record would.
-    if (app.perm && d.hier !== null) { s.from = { v: row, hide: new OSet() }; s.from.hide.add(d.hier); }
+    if (app.checksPermissions && d.hier !== null) { s.from = { v: row, hide: new OSet() }; s.from.hide.add(d.hier); }
     // PostgreSQL: the next hierarchy value comes from a query; new M() then waits (generated code awaits it).
     return wait === null ? inst : apply(then, wait, [() => inst]);
   };
@@ -941,7 +941,7 @@ const buildModel = (app, d) => {
   }
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
-    if (f.q) continue;
+    if (f.queryable) continue;
     const ff = function (m) {
       if (new.target !== undefined) return fieldValue(app, d, f, arguments);
       if (f.type === 'embedded') return all()[f.name](m);
@@ -965,15 +965,15 @@ const buildModel = (app, d) => {
   }
   if (d.kind === 'profile' && !hasOwn(M, 'me')) defProp(M, 'me', { value: () => meQuery(app, d), enumerable: true });
   if (d.container !== null) {
-    defProp(M, d.ckey, { value: (c) => newQuery(d, baseQuery(d, idOf(c, d.container))), enumerable: true });
+    defProp(M, d.containerMember, { value: (c) => newQuery(d, baseQuery(d, idOf(c, d.container))), enumerable: true });
     defProp(M, 'any' + d.container, { value: () => { const st = baseQuery(d); st.any = true; return newQuery(d, st); }, enumerable: true });
   }
   // Inline embedded types: new Order.Contact()
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
-    if (f.type === 'embedded' && apply(S_.indexOf, f.emb, ['.']) > 0) {
-      const local = apply(S_.slice, f.emb, [apply(S_.indexOf, f.emb, ['.']) + 1]);
-      if (!hasOwn(M, local)) defProp(M, local, { value: buildEmbeddedCtor(app, app.embedded.get(f.emb)), enumerable: true });
+    if (f.type === 'embedded' && apply(S_.indexOf, f.embedded, ['.']) > 0) {
+      const local = apply(S_.slice, f.embedded, [apply(S_.indexOf, f.embedded, ['.']) + 1]);
+      if (!hasOwn(M, local)) defProp(M, local, { value: buildEmbeddedCtor(app, app.embedded.get(f.embedded)), enumerable: true });
     }
   }
   // Its default form (docs/forms.md): Task.Form.submit(task). Not enumerable: views get theirs from the host.
@@ -1036,7 +1036,7 @@ const initValue = (app, d, f, container) => {
 };
 // A profile's user: .user(Me) stores the signed-in user's id (Me.id); an id as text is kept as is.
 const userValue = (f, v) => {
-  if (f.pf !== 'user' || v === null || typeof v !== 'object') return v;
+  if (f.profile !== 'user' || v === null || typeof v !== 'object') return v;
   const id = v.id;
   if (typeof id !== 'string' || id === '') throw new OTypeError('.user(Me) needs a signed-in user: this visitor is not signed in (check Me.linked)');
   return id;
@@ -1080,7 +1080,7 @@ const recordObject = (s, field) => {
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
     // With users, fields the visitor may not read are left out (like protected ones).
-    if (!f.prot && (!d.app.perm || mayReadState(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
+    if (!f.isProtected && (!d.app.checksPermissions || mayReadState(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
   }
   return o;
 };
@@ -1133,8 +1133,8 @@ const outField = (app, f, v) => {
   if (v === null || v === undefined) return f.list !== undefined && f.list !== null ? [] : f.type === 'map' ? {} : null;
   switch (f.type) {
     case 'timestamp': return new LDate(v);
-    case 'markdown': return app.ch.markdown(v, f.rk);
-    case 'html': return f.rr ? app.ch.richHtml(v, f.rk) : v;
+    case 'markdown': return app.ch.markdown(v, f.richKey);
+    case 'html': return f.hostRendered ? app.ch.richHtml(v, f.richKey) : v;
     case 'geo': return { latitude: v.latitude, longitude: v.longitude };
     default: return v;
   }
@@ -1234,7 +1234,7 @@ const viewValue = (v) => {
   if (RECORDS.has(v)) {
     const s = recordState(v), d = s.d;
     const o = recordObject(s, viewField);
-    if (d.container !== null && !hasOwn(o, d.ckey)) o[d.ckey] = makeLink(d.app, d.container, s.v[3]);
+    if (d.container !== null && !hasOwn(o, d.containerMember)) o[d.containerMember] = makeLink(d.app, d.container, s.v[3]);
     if (d.app.static) o.get = () => v;
     if (!d.app.static && !hasOwn(o, 'copyable')) o.copyable = v.copyable;
     return o;
@@ -1267,7 +1267,7 @@ const viewOp = (q, name, arg) => {
   return name === 'limit' ? q.limit(arg) : q[name]();
 };
 // A Markdown or html value on its way to a view: the host makes it a rich-text value (content/rich-text.ts)
-// with the renderer registered for the field (f.rk), which gives html(options), sections(), text().
+// with the renderer registered for the field (f.richKey), which gives html(options), sections(), text().
 const RICH = slotMap();
 class RichRef { constructor(text, key) { RICH.set(this, { text: text, key: key }); freeze(this); } }
 const viewField = (app, f, v) => {
@@ -1277,9 +1277,9 @@ const viewField = (app, f, v) => {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return { value: v };
     case 'link': return makeLink(app, f.model, v);
-    case 'html': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(v);
+    case 'html': return f.richKey !== null ? new RichRef(v, f.richKey) : new SafeHtml(v);
     case 'svg-icon': return new SafeHtml(v);
-    case 'markdown': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(app.ch.markdown(v));
+    case 'markdown': return f.richKey !== null ? new RichRef(v, f.richKey) : new SafeHtml(app.ch.markdown(v));
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
     default: return v;

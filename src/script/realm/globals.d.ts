@@ -15,3 +15,5 @@ interface IState { wasStored?: boolean }
 
 // The host's side of the model channel (41-models.js App#ch): its methods, as bridges.
 type HostChannel = import('../channel.js').HostChannel;
+// The plain data an app's models are built from (41-models.js App), and the layouts of rows and writes.
+type ModelsDescriptor = import('../channel.js').ModelsDescriptor;
