@@ -24,7 +24,7 @@ import {
   type ModelDefinition,
   type ModelSchema,
 } from '../models/index.js';
-import { currentBudgetToken, installModels, mapChannelErrors, ViewRenderers, type AggregateKind, type Answer, type CheckedValue, type FormReading, type FieldDescriptor, type HostChannel, type ModelDescriptor, type ModelsDescriptor, type ModelShape, type RecordRow } from '../script/index.js';
+import { currentBudgetToken, installModels, mapChannelErrors, ViewRenderers, type AggregateKind, type Answer, type CheckedValue, type FormReading, type FieldDescriptor, type HostChannel, type ModelDescriptor, type ModelsDescriptor, type ModelShape, type RecordRow, isInsert, isRemove, isUpdate, ROW, WRITE } from '../script/index.js';
 import { ensureImageTables } from '../images/index.js';
 import { storeNotOpen } from './answers.js';
 import { ImageService } from './images.js';
@@ -165,7 +165,7 @@ export class AppData {
       const none: ContainerKey[] = [];
       this.#containerKeys.set(
         m.name,
-        outer && own ? (r) => [`${outer}:${String(r[3])}`, `${m.name}:${String(r[0])}`] : outer ? (r) => [`${outer}:${String(r[3])}`] : own ? (r) => [`${m.name}:${String(r[0])}`] : () => none,
+        outer && own ? (r) => [`${outer}:${String(r[ROW.container])}`, `${m.name}:${String(r[ROW.id])}`] : outer ? (r) => [`${outer}:${String(r[ROW.container])}`] : own ? (r) => [`${m.name}:${String(r[ROW.id])}`] : () => none,
       );
     }
     for (const m of schema.models.values()) {
@@ -344,7 +344,7 @@ export class AppData {
       const from = (i: number): string[] | Promise<string[]> => {
         const m = models[i];
         if (m === undefined) return out;
-        const at = 4 + m.fields.filter((f) => !f.builtIn).findIndex((f) => f.profile === 'role');
+        const at = ROW.fields + m.fields.filter((f) => !f.builtIn).findIndex((f) => f.profile === 'role');
         // No LIMIT: a bound one makes SQLite plan the statement again on every call (a user has few profiles).
         const rows = session().select({ m: m.name, w: [['user', 'eq', user]], ...(container === undefined ? {} : { c: container }) });
         const take = (rs: unknown[][]): string[] | Promise<string[]> => {
@@ -473,21 +473,20 @@ export class AppData {
     const session = this.#session(r);
     if (!p) return session.write(ops);
     const keyed = ops.map((op) => {
-      const model = op[1];
-      const row = op[0] === 'i' ? [op[2], 0, 0, op[5]] : [op[2], 0, 0, op[0] === 'u' ? op[5] : op[3]];
-      return { op, containers: this.containersOf(model, row) };
+      const container = isInsert(op) ? op[WRITE.insert.container] : isUpdate(op) ? op[WRITE.update.container] : op[WRITE.remove.container];
+      return { op, containers: this.containersOf(op[WRITE.model], rowOf(op[WRITE.id], container)) };
     });
     const check = () => {
       let profiles = false;
       for (const { op, containers } of keyed) {
-        const model = op[1];
+        const model = op[WRITE.model];
         if (this.schema.models.get(model)?.kind === 'profile') profiles = true;
-        if (op[0] === 'i') {
+        if (isInsert(op)) {
           if (!p.can('create', { model }, containers)) throw this.#forbidden('create', `📦.${model}`);
-        } else if (op[0] === 'd') {
+        } else if (isRemove(op)) {
           if (!p.can('delete', { model }, containers)) throw this.#forbidden('delete', `📦.${model}`);
         } else {
-          for (const field of Object.keys(op[4])) {
+          for (const field of Object.keys(op[WRITE.update.values])) {
             if (!p.can('update', { model, field }, containers)) throw this.#forbidden(isStateFieldName(field) ? 'state' : 'update', `📦.${model}.${field}`);
           }
         }
@@ -505,7 +504,7 @@ export class AppData {
   #mayFind(r: DataRequest, model: string, id: string): boolean | Promise<boolean> {
     const p = this.#permissions(r);
     if (!p) return true;
-    const containers = this.containersOf(model, [id, 0, 0, null]);
+    const containers = this.containersOf(model, rowOf(id, null));
     const answer = () => p.can('access', { model }, containers) || p.can('read', { model, field: 'id' }, containers);
     const ready = p.prepare(containers);
     return ready instanceof Promise ? ready.then(answer) : answer();
@@ -723,6 +722,14 @@ export const HIERARCHY_CHANNEL: Pick<HostChannel, 'hierarchyNext' | 'hierarchyPr
   hierarchyHasParent: hierarchyFn((v: string) => hierarchyHasParent(String(v))),
   hierarchyBefore: hierarchyFn((v: string, other: string) => hierarchyBefore(String(v), String(other))),
   hierarchyAfterLast: hierarchyFn((v: string) => hierarchyAfterLast(String(v))),
+};
+
+/** A row with only the positions containersOf reads (id and container), for a record not read. */
+const rowOf = (id: string, container: string | null | undefined): RecordRow => {
+  const row: RecordRow = [null, 0, 0, null];
+  row[ROW.id] = id;
+  row[ROW.container] = container;
+  return row;
 };
 
 /** Fields that queries can filter (the runtime's `q` flag, and the store's indexes). */

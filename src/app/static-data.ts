@@ -9,7 +9,7 @@ import { LanewayError } from '../diag/index.js';
 import { DocumentIndex, type StaticContent } from '../content/index.js';
 import type { ModelSchema } from '../models/index.js';
 import { RichTextRenderer } from '../content/index.js';
-import { installModels, mapChannelErrors, ViewRenderers, type HostChannel, type ModelShape } from '../script/index.js';
+import { installModels, mapChannelErrors, ROW, ViewRenderers, type HostChannel, type ModelShape } from '../script/index.js';
 import { describe, HIERARCHY_CHANNEL, shapeOf, toScriptError } from './data.js';
 
 export class StaticData {
@@ -57,7 +57,7 @@ export class StaticData {
       fields.forEach((f, i) => {
         const renderer = this.#renderers.get(prefix + `${m.name}.${f.name}`);
         if (!renderer) return;
-        for (const d of content.documents.get(m.name) ?? []) if (typeof d.row[4 + i] === 'string') renderer.html(d.row[4 + i] as string);
+        for (const d of content.documents.get(m.name) ?? []) if (typeof d.row[ROW.fields + i] === 'string') renderer.html(d.row[ROW.fields + i] as string);
       });
     }
     const installed = installModels(describe(content.schema, { static: true, richKey: (owner, f) => prefix + `${owner}.${f.name}` }), mapChannelErrors(this.#channel(), toScriptError));
@@ -75,7 +75,7 @@ export class StaticData {
     const row = this.index.row(model.name, m[2]!);
     if (!row) return undefined;
     const i = model.fields.filter((f) => !f.builtIn).findIndex((f) => f.name === field);
-    const value = field === 'id' ? row[0] : row[4 + i];
+    const value = field === 'id' ? row[ROW.id] : row[ROW.fields + i];
     return typeof value === 'string' ? '/' + value.split('/').map(encodeURIComponent).join('/') : undefined;
   }
 

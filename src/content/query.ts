@@ -10,7 +10,7 @@
 import { LanewayError } from '../diag/index.js';
 import type { FieldDefinition, ModelDefinition } from '../models/index.js';
 import type { StaticContent } from './documents.js';
-import type { FilterOp, QuerySpec } from '../script/index.js';
+import { ROW, type FilterOp, type QuerySpec } from '../script/index.js';
 
 /** The query spec of the script runtime (script/records.ts), as the database answers it too. */
 export type DocumentQuery = QuerySpec;
@@ -64,21 +64,21 @@ export class DocumentIndex {
     for (const model of content.schema.models.values()) {
       const fields = model.fields.filter((f) => !f.builtIn);
       const columns = new Map<string, { index: number; field?: FieldDefinition }>([
-        ['id', { index: 0 }],
-        ['created', { index: 1 }],
-        ['modified', { index: 2 }],
+        ['id', { index: ROW.id }],
+        ['created', { index: ROW.created }],
+        ['modified', { index: ROW.modified }],
       ]);
-      fields.forEach((f, i) => columns.set(f.name, { index: 4 + i, field: f }));
+      fields.forEach((f, i) => columns.set(f.name, { index: ROW.fields + i, field: f }));
       const orderField = fields.findIndex((f) => f.order);
       const rows = (content.documents.get(model.name) ?? []).map((d) => d.row);
       rows.sort((a, b) => {
         if (orderField !== -1) {
-          const c = compare(comparable(a[4 + orderField], fields[orderField], ''), comparable(b[4 + orderField], fields[orderField], ''));
+          const c = compare(comparable(a[ROW.fields + orderField], fields[orderField], ''), comparable(b[ROW.fields + orderField], fields[orderField], ''));
           if (c !== 0) return c;
         }
-        return compare(a[1], b[1]) || compare(a[0], b[0]);
+        return compare(a[ROW.created], b[ROW.created]) || compare(a[ROW.id], b[ROW.id]);
       });
-      this.#models.set(model.name, { model, rows, columns, byId: new Map(rows.map((r) => [String(r[0]), r])) });
+      this.#models.set(model.name, { model, rows, columns, byId: new Map(rows.map((r) => [String(r[ROW.id]), r])) });
     }
   }
 

@@ -17,6 +17,25 @@ export type Answer<T> = T | Promise<T>;
 /** What the host says of a value for a field: `[1, the value to store]` or `[0, why it is refused]`. */
 export type CheckedValue = [ok: 1, value: unknown] | [ok: 0, message: string];
 
+/**
+ * The positions of the channel's answers that are arrays (CheckedValue, FormReading) and their
+ * statuses; the realm receives a copy (realm-host.ts `answers`).
+ */
+export const ANSWER = Object.freeze({
+  status: 0,
+  /** CheckedValue: the value to store, or why it is refused. */
+  value: 1,
+  message: 1,
+  /** FormReading: the values read, or the messages of a refusal. */
+  values: 1,
+  messages: 1,
+  texts: 2,
+  /** Statuses: a value accepted; a form read, or refused. */
+  ok: 1,
+  read: 1,
+  refused: 2,
+} as const);
+
 /** A message of a refused form submission, as `$ModelInvalid` carries it. */
 export interface FormMessage {
   type: string;

@@ -23,7 +23,8 @@ import { DEFAULT_LIMITS, type ScriptLimits } from './limits.js';
 import { FORBIDDEN_MEMBERS, HOOK_MEMBERS } from './names.js';
 import { REALM_SOURCE } from './realm-source.js';
 import type { RealmHost } from './realm-host.js';
-import type { HostChannel, ModelsDescriptor } from './channel.js';
+import { ANSWER, type HostChannel, type ModelsDescriptor } from './channel.js';
+import { RECORD_LAYOUT } from './records.js';
 import { ScriptRedirect, type FlashMessage } from './redirect.js';
 
 /** An opaque value of the realm. */
@@ -256,6 +257,8 @@ export function getRealm(): Realm {
     maxDepth: DEFAULT_LIMITS.maxDepth,
     forbidden: [...FORBIDDEN_MEMBERS],
     hooks: [...HOOK_MEMBERS],
+    records: RECORD_LAYOUT,
+    answers: ANSWER,
   });
   realm = { kit, context };
   return realm;

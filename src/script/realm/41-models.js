@@ -16,6 +16,17 @@
 // - Every channel call may answer a Promise (PostgreSQL): the code here continues with `andThen`, and
 //   scripts wait for it without seeing it (generated code awaits Promises).
 // 4b. Models -------------------------------------------------------------------------------------
+// The positions of a record's row (IState.v, the rows the channel answers) and of a write
+// (src/script/records.ts ROW, WRITE, WRITE_KIND): realm copies of the host's constants.
+/** @type {<T extends object>(o: T) => T} */
+const copyLayout = (o) => {
+  const c = OObject.create(null), ks = keys(o);
+  for (let i = 0; i < ks.length; i++) { const v = o[ks[i]]; c[ks[i]] = typeof v === 'object' ? copyLayout(v) : v; }
+  return freeze(c);
+};
+const ROW = copyLayout(host.records.row), WRITE = copyLayout(host.records.write), WRITE_KIND = copyLayout(host.records.kind);
+// The positions of the channel's array answers (CheckedValue, FormReading: src/script/channel.ts ANSWER).
+const ANSWER = copyLayout(host.answers);
 // After a real wait (PostgreSQL, an async callback) the request's budget is current again, and
 // its clock runs: a callback that loops after the wait is still stopped by the CPU limit.
 const resume = (f) => {
@@ -73,7 +84,7 @@ const unitOfWork = () => {
 // is written (roles change then).
 const mayRead = (app, d, f, s, throwing) => {
   const u = unitOfWork();
-  const key = f.readKey + '|' + (d.container !== null ? s.v[3] : '') + '|' + (d.isContainer ? s.v[0] : '');
+  const key = f.readKey + '|' + (d.container !== null ? s.v[ROW.container] : '') + '|' + (d.isContainer ? s.v[ROW.id] : '');
   if (u.pr !== null && u.pr.has(key)) return true;
   const ok = app.ch.mayRead(f.readKey, s.v, throwing);
   if (ok === true) { if (u.pr === null) u.pr = new OSet(); u.pr.add(key); }
@@ -159,7 +170,7 @@ const storeForm = (f, v) => {
     if (f.type !== 'link') throw new OTypeError('a record cannot be stored in the ' + f.type + ' field ' + f.name);
     const tm = RECORDS.has(v) ? recordState(v).d.name : linkState(v).m;
     if (tm !== f.model) throw new OTypeError(f.name + ' links to a ' + f.model + ', not a ' + tm);
-    return RECORDS.has(v) ? recordState(v).v[0] : linkState(v).id;
+    return RECORDS.has(v) ? recordState(v).v[ROW.id] : linkState(v).id;
   }
   if (EMB.has(v)) return embPlain(v);
   if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
@@ -168,8 +179,8 @@ const storeForm = (f, v) => {
 const check = (d, f, v) => {
   if (TRUSTED_IMG.has(v)) return v.id;
   const r = d.app.ch.checkValue(d.name, f.name, v);
-  if (r[0] !== 1) throw invalid(d.name, f.name, r[1]);
-  return r[1];
+  if (r[ANSWER.status] !== ANSWER.ok) throw invalid(d.name, f.name, r[ANSWER.message]);
+  return r[ANSWER.value];
 };
 
 // Hierarchy values.
@@ -220,7 +231,7 @@ const listAdd = (list, v, rolling) => {
   const d = s.owner.d;
   let stored = storeForm(f, v);
   if (f.type === 'embedded') { if (!EMB.has(v)) stored = embPlain(newEmbedded(d.app, f.embedded, v)); }
-  else { const r = d.app.ch.checkListItem(d.name, f.name, stored); if (r[0] !== 1) throw invalid(d.name, f.name, r[1]); stored = r[1]; }
+  else { const r = d.app.ch.checkListItem(d.name, f.name, stored); if (r[ANSWER.status] !== ANSWER.ok) throw invalid(d.name, f.name, r[ANSWER.message]); stored = r[ANSWER.value]; }
   if (f.type !== 'embedded' && apply(A.includes, s.a, [stored])) return list;
   if (s.a.length >= f.list) {
     if (!rolling) throw invalid(d.name, f.name, f.label + ' holds at most ' + f.list + ' entries');
@@ -364,7 +375,7 @@ const newRecordObject = (d, id) => {
   return inst;
 };
 const makeInstance = (d, row, st) => {
-  const inst = newRecordObject(d, row[0]);
+  const inst = newRecordObject(d, row[ROW.id]);
   RECORD_STATES.set(inst, new IState(d, row, st));
   return inst;
 };
@@ -406,28 +417,31 @@ const containerFor = (d) => {
   return c === undefined ? undefined : c;
 };
 const idOf = (v, model) => {
-  if (RECORDS.has(v)) { const s = recordState(v); if (s.d.name !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.d.name); return s.v[0]; }
+  if (RECORDS.has(v)) { const s = recordState(v); if (s.d.name !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.d.name); return s.v[ROW.id]; }
   if (LINKS.has(v)) { const s = linkState(v); if (s.m !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.m); return s.id; }
   if (typeof v === 'string') return v;
   throw new OTypeError('expected a ' + model + ' (a record, a link or an id)');
 };
 
 // The unit of work: write what changed (strict: every pending record must be complete).
-// Each write is a WriteOp of src/store/session.ts: ['i', model, id, created, modified, container,
-// values], ['u', model, id, modified, values, container] or ['d', model, id, container]; a record's
-// row (IState.v) is [id, created, modified, container, ...the model's fields in order].
+// Each write is a WriteOp (src/script/records.ts, positions WRITE): [insert, model, id, created,
+// modified, container, values], [update, model, id, modified, values, container] or [remove,
+// model, id, container]; a record's row (IState.v, positions ROW) is [id, created, modified,
+// container, ...the model's fields in order].
 const flush = (strict) => {
   const b = S.cur;
   const u = b === null ? undefined : UNITS_OF_WORK.get(b);
   if (u === undefined || u.pend.length === 0) return undefined;
-  const ops = [], done = [], keep = [];
+  /** @type {WriteOp[]} */
+  const ops = [];
+  const done = [], keep = [];
   /** @type {App | null} */
   let app = null;
   for (let i = 0; i < u.pend.length; i++) {
     const s = u.pend[i];
     app = s.d.app;
     if (s.st === 2) {
-      if (s.wasStored) push(ops, ['d', s.d.name, s.v[0], s.v[3]]);
+      if (s.wasStored) push(ops, [WRITE_KIND.remove, s.d.name, s.v[ROW.id], s.v[ROW.container]]);
       push(done, s); continue;
     }
     const missing = missingField(s);
@@ -437,16 +451,16 @@ const flush = (strict) => {
     }
     const vals = {};
     const fs = s.d.fields;
-    for (let j = 0; j < fs.length; j++) if (s.st === 0 || s.dirty.has(fs[j].name)) vals[fs[j].name] = s.v[4 + j];
-    if (s.st === 0) push(ops, ['i', s.d.name, s.v[0], s.v[1], s.v[2], s.v[3], vals]);
-    else { s.v[2] = stamp(); push(ops, ['u', s.d.name, s.v[0], s.v[2], vals, s.v[3]]); }
+    for (let j = 0; j < fs.length; j++) if (s.st === 0 || s.dirty.has(fs[j].name)) vals[fs[j].name] = s.v[ROW.fields + j];
+    if (s.st === 0) push(ops, [WRITE_KIND.insert, s.d.name, s.v[ROW.id], s.v[ROW.created], s.v[ROW.modified], s.v[ROW.container], vals]);
+    else { s.v[ROW.modified] = stamp(); push(ops, [WRITE_KIND.update, s.d.name, s.v[ROW.id], s.v[ROW.modified], vals, s.v[ROW.container]]); }
     push(done, s);
   }
   u.pend = keep;
   for (let i = 0; i < done.length; i++) { const s = done[i]; s.pending = false; s.dirty = null; if (s.st === 0) { s.st = 1; s.wasStored = true; } }
   if (ops.length === 0) return undefined;
   // A profile written: the roles, so what may be read, change.
-  for (let i = 0; i < ops.length; i++) if (app.models.get(ops[i][1]).kind === 'profile') { u.pr = null; break; }
+  for (let i = 0; i < ops.length; i++) if (app.models.get(ops[i][WRITE.model]).kind === 'profile') { u.pr = null; break; }
   return app.ch.write(ops);
 };
 const missingField = (s) => {
@@ -454,7 +468,7 @@ const missingField = (s) => {
   for (let i = 0; i < fs.length; i++) {
     const f = fs[i];
     if (f.optional || f.type === 'map' || (f.list !== undefined && f.list !== null)) continue;
-    const v = s.v[4 + i];
+    const v = s.v[ROW.fields + i];
     if (v === null || v === undefined || v === '') return f;
   }
   return null;
@@ -603,13 +617,13 @@ const groupBy = (parents, cq) => {
   const per = cs.l === undefined ? 100 : cs.l;
   if (parents.length === 0 || per === 0) return [];
   const ids = [];
-  for (let i = 0; i < parents.length; i++) push(ids, recordState(parents[i]).v[0]);
+  for (let i = 0; i < parents.length; i++) push(ids, recordState(parents[i]).v[ROW.id]);
   // Only the children of these parents, read in chunks (until every group has its first per).
   const spec = { m: cs.d.name, w: cs.w, cs: ids };
   if (cs.o !== undefined) spec.o = cs.o;
   const byParent = new OMap();
   const keep = (child) => {
-    const c = recordState(child).v[3];
+    const c = recordState(child).v[ROW.container];
     let list = byParent.get(c);
     if (list === undefined) { list = []; byParent.set(c, list); }
     if (list.length >= per) return false;
@@ -621,7 +635,7 @@ const groupBy = (parents, cq) => {
     const pkey = cs.d.containerMember, ckey = cs.d.memberName;
     const out = [];
     for (let i = 0; i < parents.length; i++) {
-      const list = byParent.get(recordState(parents[i]).v[0]);
+      const list = byParent.get(recordState(parents[i]).v[ROW.id]);
       if (list === undefined) continue;
       const g = {};
       g[pkey] = parents[i];
@@ -778,15 +792,16 @@ const buildModel = (app, d) => {
   const all = () => newQuery(d, baseQuery(d));
 
   // Instance accessors.
-  defProp(proto, 'id', { get() { return recordState(this).v[0]; }, enumerable: true });
-  defProp(proto, 'created', { get() { return new LDate(recordState(this).v[1]); }, enumerable: true });
-  defProp(proto, 'modified', { get() { return new LDate(recordState(this).v[2]); }, enumerable: true });
+  defProp(proto, 'id', { get() { return recordState(this).v[ROW.id]; }, enumerable: true });
+  defProp(proto, 'created', { get() { return new LDate(recordState(this).v[ROW.created]); }, enumerable: true });
+  defProp(proto, 'modified', { get() { return new LDate(recordState(this).v[ROW.modified]); }, enumerable: true });
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
     f.readKey = d.name + '.' + f.name;
+    const at = ROW.fields + i;
     defProp(proto, f.name, { enumerable: true,
       // With users, reading a field takes read on it (the host answers 403 otherwise): mayReadState.
-      get() { const s = recordState(this); if (app.checksPermissions) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
+      get() { const s = recordState(this); if (app.checksPermissions) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[at], s); },
       set(v) { setField(recordState(this), f, v); } });
   }
   const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
@@ -802,8 +817,8 @@ const buildModel = (app, d) => {
     const s = recordState(this);
     const row = apply(A.slice, s.v, []);
     const t = stamp();
-    row[0] = app.ch.newId(d.name); row[1] = t; row[2] = t;
-    for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[4 + j] = null;
+    row[ROW.id] = app.ch.newId(d.name); row[ROW.created] = t; row[ROW.modified] = t;
+    for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[ROW.fields + j] = null;
     const c = makeInstance(d, row, 0);
     const cs = recordState(c); cs.pending = true; push(unitOfWork().pend, cs);
     // With users, the values copied from a stored record read as reading it (mayReadState).
@@ -825,7 +840,7 @@ const buildModel = (app, d) => {
     // task.list(): a link to the container, with its record read at once when the visitor may
     // find it, so that task.list().name reads without get() (as apps written for the platform do).
     method(d.containerMember, { value: function () {
-      const id = recordState(this).v[3];
+      const id = recordState(this).v[ROW.container];
       const cd = app.models.get(d.container);
       return andThen(app.ch.mayFind(d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
         : andThen(loadById(cd, id, false), (r) => makeLink(app, d.container, id, r === null ? undefined : apply(A.slice, recordState(r).v, []))));
@@ -833,9 +848,9 @@ const buildModel = (app, d) => {
   }
   method('toJSON', { value: function () { return outValue(this, 0); } });
   if (d.kind === 'profile') {
-    const roleAt = 4 + d.byName.get('role').i;
+    const roleAt = ROW.fields + d.byName.get('role').i;
     // profile.hasRole(Role.Owner): the role stored on this profile.
-    const userAt = 4 + d.byName.get('user').i, roleField = d.byName.get('role');
+    const userAt = ROW.fields + d.byName.get('user').i, roleField = d.byName.get('role');
     // Another user's profile answers as reading its role does; the visitor's own roles are theirs to know.
     method('hasRole', { value: function (r) {
       const s = recordState(this);
@@ -870,7 +885,7 @@ const buildModel = (app, d) => {
     const linked = (l) => {
       const s = linkState(l);
       const u = unitOfWork();
-      for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[0] === s.id) return instanceOfState(u.pend[i]);
+      for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[ROW.id] === s.id) return instanceOfState(u.pend[i]);
       if (s.row === null) throw new OTypeError('read the fields of a linked ' + s.d.name + ' through get(), such as link.get().' + (s.d.fields.length ? s.d.fields[0].name : 'id'));
       if (s.inst === null) s.inst = makeInstance(s.d, s.row, 1);
       return s.inst;
@@ -887,16 +902,16 @@ const buildModel = (app, d) => {
   const M = function (container) {
     if (new.target === undefined) throw new OTypeError('create a record with new ' + d.name + '()');
     const t = stamp();
-    const row = [app.ch.newId(d.name), t, t, null];
+    const row = [app.ch.newId(d.name), t, t, null]; // id, created, modified, container (ROW), then the fields
     if (d.container !== null) {
       const c = container === undefined ? containerFor(d) : idOf(container, d.container);
       if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.containerMember + ')');
-      row[3] = c;
+      row[ROW.container] = c;
     }
     /** @type {Promise<unknown> | null} */
     let wait = null;
     for (let i = 0; i < d.fields.length; i++) {
-      const v = initValue(app, d, d.fields[i], row[3]);
+      const v = initValue(app, d, d.fields[i], row[ROW.container]);
       if (isP(v)) { const at = row.length; push(row, null); wait = apply(then, v, [(x) => { row[at] = x; }]); }
       else push(row, v);
     }
@@ -1045,7 +1060,7 @@ const setField = (s, f, v) => {
   v = userValue(f, v);
   const stored = check(s.d, f, storeForm(f, v));
   if (s.st === 1 && f.type === 'uid' && stored === null) throw invalid(s.d.name, f.name, f.label + ' cannot be removed');
-  s.v[4 + f.i] = stored;
+  s.v[ROW.fields + f.i] = stored;
   if (s.from !== null) s.from.hide.delete(f.name);
   touch(s, f);
 };
@@ -1060,14 +1075,14 @@ const loadById = (d, id, required) => {
   if (typeof id !== 'string') id = idOf(id, d.name);
   // A record of this request not written yet.
   const u = unitOfWork();
-  for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[0] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
+  for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[ROW.id] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
   return andThen(flush(false), () => andThen(d.app.ch.query({ m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
     if (!rows.length) { if (required) throw notFound(d.name); return null; }
     return makeInstance(d, rows[0], 1);
   }));
 };
 const instanceOfState = (s) => {
-  const inst = newRecordObject(s.d, s.v[0]);
+  const inst = newRecordObject(s.d, s.v[ROW.id]);
   RECORD_STATES.set(inst, s);
   return inst;
 };
@@ -1076,11 +1091,11 @@ const instanceOfState = (s) => {
 // A record as a plain object: the built-ins, then each field but protected ones, through field(app, f, value).
 const recordObject = (s, field) => {
   const d = s.d;
-  const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
-  for (let i = 0; i < d.fields.length; i++) {
+  const o = { id: s.v[ROW.id], created: new LDate(s.v[ROW.created]), modified: new LDate(s.v[ROW.modified]) };
+  for (let i = 0, at = ROW.fields; i < d.fields.length; i++, at++) {
     const f = d.fields[i];
     // With users, fields the visitor may not read are left out (like protected ones).
-    if (!f.isProtected && (!d.app.checksPermissions || mayReadState(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
+    if (!f.isProtected && (!d.app.checksPermissions || mayReadState(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[at]);
   }
   return o;
 };
@@ -1176,12 +1191,12 @@ const submitForm = (app, key, inst) => {
   const note = isNotification(inst);
   if (!note && !RECORDS.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
   return andThen(app.ch.submitForm(key, note ? nstate(inst).d.name : recordState(inst).d.name), (r) => {
-    if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
-    const pairs = r[1];
+    if (r[ANSWER.status] === ANSWER.refused) throw formInvalid(key, r[ANSWER.messages], r[ANSWER.texts]);
+    const pairs = r[ANSWER.values];
     try {
       for (let i = 0; i < pairs.length; i++) inst[pairs[i][0]] = pairs[i][1];
     } catch (e) {
-      if (isModelError(e, 2) && !FORMERR.has(e)) FORMERR.set(e, { key: key, values: r[2] });
+      if (isModelError(e, 2) && !FORMERR.has(e)) FORMERR.set(e, { key: key, values: r[ANSWER.texts] });
       throw e;
     }
     return undefined;
@@ -1191,12 +1206,12 @@ const submitForm = (app, key, inst) => {
 // Redirect….form(f) can carry them to the next step as a form state (docs/forms.md "In scripts and views at run time").
 const FORMREAD = slotMap();
 const readForm = (app, key, validate) => andThen(app.ch.readForm(key, validate), (r) => {
-  if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
+  if (r[ANSWER.status] === ANSWER.refused) throw formInvalid(key, r[ANSWER.messages], r[ANSWER.texts]);
   const o = {};
-  const pairs = r[1];
+  const pairs = r[ANSWER.values];
   for (let i = 0; i < pairs.length; i++) o[pairs[i][0]] = pairs[i][1];
   defProp(o, 'submit', { value: (inst) => submitForm(app, key, inst) });
-  FORMREAD.set(o, { key: key, values: r[2] });
+  FORMREAD.set(o, { key: key, values: r[ANSWER.texts] });
   return freeze(o);
 });
 const makeFormType = (app, key, groups) => {
@@ -1234,7 +1249,7 @@ const viewValue = (v) => {
   if (RECORDS.has(v)) {
     const s = recordState(v), d = s.d;
     const o = recordObject(s, viewField);
-    if (d.container !== null && !hasOwn(o, d.containerMember)) o[d.containerMember] = makeLink(d.app, d.container, s.v[3]);
+    if (d.container !== null && !hasOwn(o, d.containerMember)) o[d.containerMember] = makeLink(d.app, d.container, s.v[ROW.container]);
     if (d.app.static) o.get = () => v;
     if (!d.app.static && !hasOwn(o, 'copyable')) o.copyable = v.copyable;
     return o;

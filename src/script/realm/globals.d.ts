@@ -17,3 +17,4 @@ interface IState { wasStored?: boolean }
 type HostChannel = import('../channel.js').HostChannel;
 // The plain data an app's models are built from (41-models.js App), and the layouts of rows and writes.
 type ModelsDescriptor = import('../channel.js').ModelsDescriptor;
+type WriteOp = import('../records.js').WriteOp;
