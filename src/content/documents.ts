@@ -20,6 +20,7 @@ import { isMap, isScalar, parseDocument, type Node, type Pair } from 'yaml';
 import type { DiagnosticList, Position } from '../diag/index.js';
 import { checkFieldValue, parseDefinition, type FieldDefinition, type ModelDefinition, type ModelKind, type ModelSchema } from '../models/index.js';
 import type { SourceTree } from '../shared/index.js';
+import { ROW } from '../script/index.js';
 
 export const STATIC_ROOT = '/🗄';
 const PREFIXES: Record<string, ModelKind> = { '🌐': 'universal', '📄': 'content', '📎': 'embedded' };
@@ -234,7 +235,7 @@ function readDocument(
     diagnostics.at('error', 'LW_CONTENT_DOCUMENT', `${model.name} has no field "${key}"${near ? `: did you mean ${near}?` : `; its fields are ${fields.map((f) => f.name).join(', ')}`}`, file, pos(v.key));
     ok = false;
   }
-  const row: unknown[] = [uid, 0, 0, null];
+  const row: unknown[] = [uid, 0, 0, null]; // id, created, modified, container (ROW), then the fields
   for (const f of fields) {
     let input: unknown;
     let at: Position = { line: 1, column: 1 };
@@ -292,9 +293,9 @@ function readDocument(
   if (!ok) return undefined;
   const dateField = fields.findIndex((f) => f.document === 'date');
   if (dateField !== -1) {
-    const t = Date.parse(String(row[4 + dateField]));
-    row[1] = t;
-    row[2] = t;
+    const t = Date.parse(String(row[ROW.fields + dateField]));
+    row[ROW.created] = t;
+    row[ROW.modified] = t;
   }
   return { file, uid, row, ...(alias === undefined ? {} : { alias }) };
 }

@@ -1,6 +1,6 @@
 /**
  * The in-memory backend of the query API for static models: the same query specs the database
- * backend turns into SQL (src/store/session.ts, `QuerySpec`), answered from the documents read at
+ * backend turns into SQL (`QuerySpec` of src/script/records.ts), answered from the documents read at
  * load. One meaning for both: filters are ANDed field comparisons (`eq` with null matches a missing
  * value; ranges never match one), the natural order is the model's `order: true` field, then the
  * document date (`created`), then the id (the path uid); `desc` reverses it; a limit cuts after the
@@ -10,18 +10,10 @@
 import { LanewayError } from '../diag/index.js';
 import type { FieldDefinition, ModelDefinition } from '../models/index.js';
 import type { StaticContent } from './documents.js';
+import { ROW, type FilterOp, type QuerySpec } from '../script/index.js';
 
-type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'match';
-
-/** The query spec of src/store/session.ts (kept structural: content does not depend on the store). */
-export interface DocumentQuery {
-  m: string;
-  w: Array<[string, FilterOp, unknown]>;
-  c?: string;
-  cs?: string[];
-  o?: 'asc' | 'desc';
-  l?: number;
-}
+/** The query spec of the script runtime (script/records.ts), as the database answers it too. */
+export type DocumentQuery = QuerySpec;
 
 interface ModelIndex {
   model: ModelDefinition;
@@ -72,21 +64,21 @@ export class DocumentIndex {
     for (const model of content.schema.models.values()) {
       const fields = model.fields.filter((f) => !f.builtIn);
       const columns = new Map<string, { index: number; field?: FieldDefinition }>([
-        ['id', { index: 0 }],
-        ['created', { index: 1 }],
-        ['modified', { index: 2 }],
+        ['id', { index: ROW.id }],
+        ['created', { index: ROW.created }],
+        ['modified', { index: ROW.modified }],
       ]);
-      fields.forEach((f, i) => columns.set(f.name, { index: 4 + i, field: f }));
+      fields.forEach((f, i) => columns.set(f.name, { index: ROW.fields + i, field: f }));
       const orderField = fields.findIndex((f) => f.order);
       const rows = (content.documents.get(model.name) ?? []).map((d) => d.row);
       rows.sort((a, b) => {
         if (orderField !== -1) {
-          const c = compare(comparable(a[4 + orderField], fields[orderField], ''), comparable(b[4 + orderField], fields[orderField], ''));
+          const c = compare(comparable(a[ROW.fields + orderField], fields[orderField], ''), comparable(b[ROW.fields + orderField], fields[orderField], ''));
           if (c !== 0) return c;
         }
-        return compare(a[1], b[1]) || compare(a[0], b[0]);
+        return compare(a[ROW.created], b[ROW.created]) || compare(a[ROW.id], b[ROW.id]);
       });
-      this.#models.set(model.name, { model, rows, columns, byId: new Map(rows.map((r) => [String(r[0]), r])) });
+      this.#models.set(model.name, { model, rows, columns, byId: new Map(rows.map((r) => [String(r[ROW.id]), r])) });
     }
   }
 

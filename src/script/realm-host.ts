@@ -1,3 +1,6 @@
+import type { RecordLayout } from './records.js';
+import type { ANSWER } from './channel.js';
+
 /**
  * The values the host passes to the realm's code when it starts (realm.ts `getRealm`), read by
  * src/script/realm/*.js as `host`.
@@ -18,4 +21,8 @@ export interface RealmHost {
   forbidden: string[];
   /** Member names scripts may not define as functions (names.ts). */
   hooks: string[];
+  /** The positions of a record's row and of a write (records.ts); the realm keeps a copy. */
+  records: RecordLayout;
+  /** The positions of the channel's array answers (channel.ts ANSWER). */
+  answers: typeof ANSWER;
 }

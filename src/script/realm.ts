@@ -23,6 +23,8 @@ import { DEFAULT_LIMITS, type ScriptLimits } from './limits.js';
 import { FORBIDDEN_MEMBERS, HOOK_MEMBERS } from './names.js';
 import { REALM_SOURCE } from './realm-source.js';
 import type { RealmHost } from './realm-host.js';
+import { ANSWER, type HostChannel, type ModelsDescriptor } from './channel.js';
+import { RECORD_LAYOUT } from './records.js';
 import { ScriptRedirect, type FlashMessage } from './redirect.js';
 
 /** An opaque value of the realm. */
@@ -72,8 +74,8 @@ export interface RealmKit {
   subscribe(p: unknown, onValue: (v: unknown) => void, onError: (e: unknown) => void): void;
   bridge(invoke: (self: unknown, args: unknown[], isNew: boolean) => unknown, name?: string): RealmFunction;
   freeze<T>(o: T): T;
-  /** Installs one app's models (realm/41-models.js): the namespace object of `'📦'`. */
-  models(descriptor: unknown, channel: RealmFunction): Record<string, unknown>;
+  /** Installs one app's models (realm/41-models.js): the namespace object of `'📦'`; `channel` is the realm copy of a HostChannel. */
+  models(descriptor: unknown, channel: RealmValue): Record<string, unknown>;
   modelErrorInfo(e: unknown): { kind: 'notFound' | 'invalid'; message: string; messages: unknown } | undefined;
   /** The visitor effects a request's scripts recorded (realm/42-visitor.js), taken once. */
   takeEffects(b: RealmBudget): RequestEffects | undefined;
@@ -255,6 +257,8 @@ export function getRealm(): Realm {
     maxDepth: DEFAULT_LIMITS.maxDepth,
     forbidden: [...FORBIDDEN_MEMBERS],
     hooks: [...HOOK_MEMBERS],
+    records: RECORD_LAYOUT,
+    answers: ANSWER,
   });
   realm = { kit, context };
   return realm;
@@ -1028,15 +1032,15 @@ function renderersOf(state: HostState): ViewRenderers | undefined {
 
 /**
  * Installs one app's models in the realm (realm/41-models.js): `descriptor` is plain data, `channel`
- * the host function every query, write and value check goes through. Returns `'📦'`: each model
- * (and global embedded type) as a shared realm value.
+ * the host methods every query, write and value check goes through (channel.ts; each becomes a
+ * bridge). Returns `'📦'`: each model (and global embedded type) as a shared realm value.
  */
 export function installModels(
-  descriptor: unknown,
-  channel: (...args: unknown[]) => unknown,
+  descriptor: ModelsDescriptor,
+  channel: HostChannel,
 ): { namespace: Record<string, unknown>; notifications: Record<string, unknown>; link(model: string, id: string, row?: unknown[]): unknown; formType(key: string, groups: string[]): unknown } {
   const { kit } = getRealm();
-  const ns = kit.models(toRealm(descriptor), toRealm(channel) as RealmFunction);
+  const ns = kit.models(toRealm(descriptor), toRealm(channel));
   const out: Record<string, unknown> = Object.create(null);
   for (const k of Object.keys(ns)) out[k] = shareValue(ns[k], '/📦');
   const notes = kit.notifications(ns);

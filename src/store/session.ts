@@ -10,6 +10,7 @@
 import { LanewayError } from '../diag/index.js';
 import { checkBoolean, checkDate, checkInteger, hierarchySortKey, renderMarkdown } from '../models/index.js';
 import { then } from '../shared/index.js';
+import { isInsert, isUpdate, ROW, WRITE, type FilterOp, type QuerySpec, type WriteOp } from '../script/index.js';
 import { StoreError, type Dialect, type Engine, type Row, type SqlValue, type Writer } from './types.js';
 import { q, type FieldLayout, type TableLayout } from './tables.js';
 import { profileExists, profileUser } from './profiles.js';
@@ -22,35 +23,8 @@ export const UNORDERED_MAX = 500;
 /** Rows of one chunk of a long read (the script runtime reads this many at a time: script/realm/41-models.js `readChunks`). */
 export const READ_CHUNK = 1000;
 
-/** `match`: an embedded field (or list) holding these sub-field values ([name, value] pairs). */
-export type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'match';
-
-/** A query as the script runtime describes it. */
-export interface QuerySpec {
-  /** Model name. */
-  m: string;
-  /** Field filters, ANDed: [field, op, value]. `id`, `created` and `modified` may be filtered too. */
-  w: Array<[string, FilterOp, unknown]>;
-  /** Container id: the children of one record. Absent: every record (top-level models, anyContainer). */
-  c?: string;
-  /** Container ids: the children of these records (grouping). */
-  cs?: string[];
-  /** Explicit order; absent: natural order. */
-  o?: 'asc' | 'desc';
-  /** Most rows. */
-  l?: number;
-  /** One record is asked for (get, optional, a load by id): for permissions, `access` rather than `list`. */
-  one?: boolean;
-  /** The next chunk of a long read: the records after this one (its row as select() gave it) in the query's order. */
-  a?: unknown[];
-}
-
-/** A write of the script runtime's unit of work (script/realm/41-models.js `flush`): insert, update, delete. */
-export type WriteOp =
-  | [kind: 'i', model: string, id: string, created: number, modified: number, container: string | null, values: Record<string, unknown>]
-  | [kind: 'u', model: string, id: string, modified: number, values: Record<string, unknown>, container?: string | null]
-  | [kind: 'd', model: string, id: string, container?: string | null];
-
+// The query and write shapes of the script runtime (script/records.ts).
+export type { FilterOp, QuerySpec, WriteOp } from '../script/index.js';
 
 /** A condition of a chunk of a long read (DataSession #after), with its parameters. */
 interface After {
@@ -151,7 +125,7 @@ export function encodeValue(f: FieldLayout | undefined, name: string, v: unknown
 }
 
 function decodeRow(t: TableLayout, row: Row): unknown[] {
-  const out: unknown[] = [row[0], Number(row[1]), Number(row[2]), row[3]];
+  const out: unknown[] = [row[ROW.id], Number(row[ROW.created]), Number(row[ROW.modified]), row[ROW.container]]; // the positions of ROW, in order
   for (const f of t.fields) {
     const v = row[f.index];
     if (v === null) out.push(f.field.list !== undefined ? [] : f.field.type === 'map' ? {} : null);
@@ -252,7 +226,7 @@ export class DataSession {
    */
   #after(t: TableLayout, spec: QuerySpec, row: readonly unknown[]): After[] {
     const desc = spec.o === 'desc';
-    const key: SqlValue[] = [Number(row[1]), String(row[0])];
+    const key: SqlValue[] = [Number(row[ROW.created]), String(row[ROW.id])];
     const range = (columns: string, values: SqlValue[]): After => ({ cond: `(${columns}) ${desc ? '<' : '>'} (${values.map(() => '?').join(', ')})`, params: values });
     if (t.orderColumn === undefined) return [range('"created", "id"', key)];
     const f = t.fields.find((x) => x.column === t.orderColumn || x.extra === t.orderColumn)!;
@@ -447,35 +421,38 @@ export class DataSession {
   }
 
   #op(w: Writer, op: WriteOp): void | Promise<void> {
-    const t = this.#table(op[1]);
-    if (op[0] === 'i') {
-      const cols = this.#columns(t, op[6]);
+    const t = this.#table(op[WRITE.model]);
+    const id = op[WRITE.id];
+    if (isInsert(op)) {
+      const { created, modified, container, values } = WRITE.insert;
+      const cols = this.#columns(t, op[values]);
       const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
       const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
-      const insert = () => then(this.#run(w, sql, [op[2], op[3], op[4], op[5], ...cols.map((c) => c[1])]), () => undefined);
-      return t.duplicateProfiles ? then(this.#profileTaken(t, op[5], op[6]), insert) : insert();
+      const insert = () => then(this.#run(w, sql, [id, op[created], op[modified], op[container], ...cols.map((c) => c[1])]), () => undefined);
+      return t.duplicateProfiles ? then(this.#profileTaken(t, op[container], op[values]), insert) : insert();
     }
-    if (op[0] === 'u') {
-      const cols = this.#columns(t, op[4]);
-      const uids = t.fields.filter((f) => f.field.type === 'uid' && f.field.name in op[4]);
+    if (isUpdate(op)) {
+      const values = op[WRITE.update.values];
+      const cols = this.#columns(t, values);
+      const uids = t.fields.filter((f) => f.field.type === 'uid' && f.field.name in values);
       const record = (): void | Promise<void> => {
         if (!uids.length) return;
         // Old uid values answer 301 to the current one (docs/routing.md "Dynamic segments").
-        const rows = this.#all(`SELECT ${uids.map((f) => q(f.column)).join(', ')} FROM ${q(t.table)} WHERE "id" = ?`, [op[2]]);
+        const rows = this.#all(`SELECT ${uids.map((f) => q(f.column)).join(', ')} FROM ${q(t.table)} WHERE "id" = ?`, [id]);
         return then(rows, (r) => {
           let chain: void | Promise<void> = undefined;
           uids.forEach((f, i) => {
             const old = r[0]?.[i];
-            if (typeof old !== 'string' || old === op[4][f.field.name]) return;
+            if (typeof old !== 'string' || old === values[f.field.name]) return;
             chain = then(chain, () => then(this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?', [t.model.name, f.field.name, old]), () =>
-              then(this.#run(w, 'INSERT INTO "lw__uid" ("model", "field", "value", "id") VALUES (?, ?, ?, ?)', [t.model.name, f.field.name, old, op[2]]), () => undefined)));
+              then(this.#run(w, 'INSERT INTO "lw__uid" ("model", "field", "value", "id") VALUES (?, ?, ?, ?)', [t.model.name, f.field.name, old, id]), () => undefined)));
           });
           return chain;
         });
       };
       return then(record(), () => {
         const set = [...cols.map((c) => `${q(c[0])} = ?`), '"modified" = ?'].join(', ');
-        return then(this.#run(w, `UPDATE ${q(t.table)} SET ${set} WHERE "id" = ?`, [...cols.map((c) => c[1]), op[3], op[2]]), () => undefined);
+        return then(this.#run(w, `UPDATE ${q(t.table)} SET ${set} WHERE "id" = ?`, [...cols.map((c) => c[1]), op[WRITE.update.modified], id]), () => undefined);
       });
     }
     // Removal: refused while the record contains children (no cascades, ever).
@@ -483,7 +460,7 @@ export class DataSession {
     let chain: void | Promise<void> = undefined;
     for (const c of children) {
       chain = then(chain, () =>
-        then(this.#all(`SELECT 1 FROM ${q(c.table)} WHERE "container" = ? LIMIT 1`, [op[2]]), (rows) => {
+        then(this.#all(`SELECT 1 FROM ${q(c.table)} WHERE "container" = ? LIMIT 1`, [id]), (rows) => {
           if (rows.length) {
             throw new LanewayError('LW_MODEL_HAS_CHILDREN', `this ${t.model.name} still contains ${c.model.name} records: remove them first`, { status: 409 });
           }
@@ -491,8 +468,8 @@ export class DataSession {
       );
     }
     return then(chain, () =>
-      then(this.#run(w, `DELETE FROM ${q(t.table)} WHERE "id" = ?`, [op[2]]), () =>
-        then(this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "id" = ?', [t.model.name, op[2]]), () => undefined),
+      then(this.#run(w, `DELETE FROM ${q(t.table)} WHERE "id" = ?`, [id]), () =>
+        then(this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "id" = ?', [t.model.name, id]), () => undefined),
       ),
     );
   }

@@ -14,6 +14,7 @@
  */
 import type { FieldDefinition, ModelDefinition, ModelSchema } from '../models/index.js';
 import type { Dialect } from './types.js';
+import { ROW } from '../script/index.js';
 
 export type ColumnType = 'text' | 'integer' | 'real' | 'json';
 
@@ -101,7 +102,7 @@ export function layoutModel(model: ModelDefinition): TableLayout {
     if (field.builtIn) continue;
     const type = columnType(field);
     const column = `f_${field.name}`;
-    const layout: FieldLayout = { field, column, index: 4 + fields.length, json: type === 'json', queryable: type !== 'json' && field.type !== 'svg-icon' && field.type !== 'html' && field.type !== 'markdown' && field.type !== 'image' };
+    const layout: FieldLayout = { field, column, index: ROW.fields + fields.length, json: type === 'json', queryable: type !== 'json' && field.type !== 'svg-icon' && field.type !== 'html' && field.type !== 'markdown' && field.type !== 'image' };
     columns.push({ name: column, type, notNull: false });
     if (field.type === 'hierarchy') {
       layout.extra = `k_${field.name}`;

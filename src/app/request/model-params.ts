@@ -11,6 +11,7 @@
  *   to the record, like an id parameter).
  */
 import type { ParamValue } from '../../router/index.js';
+import { ROW } from '../../script/index.js';
 import { then } from '../../shared/index.js';
 import type { DataSession } from '../../store/index.js';
 import { notFound, storeFailed, storeUnavailable } from '../endpoint/answers.js';
@@ -81,10 +82,10 @@ function resolve(data: AppData, req: RequestInfo, backed: Backed[]): Resolution 
       const found = session.findRecord(model, field, param.value);
       const use = (row: unknown[] | undefined): Resolution | Promise<Resolution> | undefined => {
         if (!row) return field === 'id' ? NOT_FOUND : oldUid(session, req, param, model, field);
-        const id = String(row[0]);
+        const id = String(row[ROW.id]);
         const container = data.schema.models.get(model)?.container;
         const expected = container === undefined ? undefined : byModel.get(container);
-        if (expected !== undefined && row[3] !== expected) return NOT_FOUND;
+        if (expected !== undefined && row[ROW.container] !== expected) return NOT_FOUND;
         ids.set(param, id);
         rows.set(param, row);
         byModel.set(model, id);
@@ -162,7 +163,7 @@ export function passStaticParams(step: StaticParams, req: RequestInfo): Reply | 
       return current === undefined ? NOT_FOUND : redirectTo(req, p, current);
     }
     // The id is the value itself for an id or path-uid parameter (the usual case): nothing to pass.
-    if (row[0] !== p.value) (req.paramIds ??= new Map()).set(p, String(row[0]));
+    if (row[ROW.id] !== p.value) (req.paramIds ??= new Map()).set(p, String(row[ROW.id]));
   }
   return undefined;
 }

@@ -24,7 +24,7 @@ import {
   type ModelDefinition,
   type ModelSchema,
 } from '../../models/index.js';
-import { currentBudgetToken, installModels, ViewRenderers, type ModelShape } from '../../script/index.js';
+import { currentBudgetToken, installModels, mapChannelErrors, ViewRenderers, type AggregateKind, type Answer, type CheckedValue, type FormReading, type FieldDescriptor, type HostChannel, type ModelDescriptor, type ModelsDescriptor, type ModelShape, type RecordRow, isInsert, isRemove, isUpdate, ROW, WRITE } from '../../script/index.js';
 import { ensureImageTables } from '../../images/index.js';
 import { storeNotOpen } from '../endpoint/answers.js';
 import { ImageService } from './images.js';
@@ -168,7 +168,7 @@ export class AppData {
       const none: ContainerKey[] = [];
       this.#containerKeys.set(
         m.name,
-        outer && own ? (r) => [`${outer}:${String(r[3])}`, `${m.name}:${String(r[0])}`] : outer ? (r) => [`${outer}:${String(r[3])}`] : own ? (r) => [`${m.name}:${String(r[0])}`] : () => none,
+        outer && own ? (r) => [`${outer}:${String(r[ROW.container])}`, `${m.name}:${String(r[ROW.id])}`] : outer ? (r) => [`${outer}:${String(r[ROW.container])}`] : own ? (r) => [`${m.name}:${String(r[ROW.id])}`] : () => none,
       );
     }
     for (const m of schema.models.values()) {
@@ -212,7 +212,8 @@ export class AppData {
       ...(imageFields.size ? { imageKey: prefix + 'image' } : {}),
       perm: users,
     });
-    const installed = installModels(descriptor, (op: unknown, a: unknown, b: unknown, c: unknown) => this.#channel(String(op), a, b, c));
+    // PostgreSQL answers Promises: their failures are mapped like the synchronous ones.
+    const installed = installModels(descriptor, mapChannelErrors(this.#channel(), toScriptError));
     this.namespace = installed.namespace;
     this.notificationTypes = installed.notifications;
     this.link = installed.link;
@@ -354,7 +355,7 @@ export class AppData {
       const from = (i: number): string[] | Promise<string[]> => {
         const m = models[i];
         if (m === undefined) return out;
-        const at = 4 + m.fields.filter((f) => !f.builtIn).findIndex((f) => f.profile === 'role');
+        const at = ROW.fields + m.fields.filter((f) => !f.builtIn).findIndex((f) => f.profile === 'role');
         // No LIMIT: a bound one makes SQLite plan the statement again on every call (a user has few profiles).
         const rows = session().select({ m: m.name, w: [['user', 'eq', user]], ...(container === undefined ? {} : { c: container }) });
         const take = (rs: unknown[][]): string[] | Promise<string[]> => {
@@ -384,7 +385,7 @@ export class AppData {
   }
 
   /** A query, checked: `list` for one that may answer several records, `access` for one record (by id: `access` or `read` on Model.id). */
-  #select(r: DataRequest, spec: QuerySpec): unknown {
+  #select(r: DataRequest, spec: QuerySpec): Answer<RecordRow[]> {
     const p = this.#permissions(r);
     const session = this.#session(r);
     if (!p) return session.select(spec);
@@ -456,7 +457,7 @@ export class AppData {
   }
 
   /** count, sum, avg: `list`; exists: `access`. */
-  #aggregate(r: DataRequest, spec: QuerySpec, kind: 'count' | 'exists' | 'sum' | 'avg', field: string | undefined): unknown {
+  #aggregate(r: DataRequest, spec: QuerySpec, kind: AggregateKind, field: string | undefined): Answer<number | boolean | null> {
     const p = this.#permissions(r);
     const session = this.#session(r);
     if (p) {
@@ -478,26 +479,25 @@ export class AppData {
   }
 
   /** Writes, checked: `create`, `update` (`state` for state fields) per field, `delete`. */
-  #write(r: DataRequest, ops: WriteOp[]): unknown {
+  #write(r: DataRequest, ops: WriteOp[]): Answer<void> {
     const p = this.#permissions(r);
     const session = this.#session(r);
     if (!p) return session.write(ops);
     const keyed = ops.map((op) => {
-      const model = op[1];
-      const row = op[0] === 'i' ? [op[2], 0, 0, op[5]] : [op[2], 0, 0, op[0] === 'u' ? op[5] : op[3]];
-      return { op, containers: this.containersOf(model, row) };
+      const container = isInsert(op) ? op[WRITE.insert.container] : isUpdate(op) ? op[WRITE.update.container] : op[WRITE.remove.container];
+      return { op, containers: this.containersOf(op[WRITE.model], rowOf(op[WRITE.id], container)) };
     });
     const check = () => {
       let profiles = false;
       for (const { op, containers } of keyed) {
-        const model = op[1];
+        const model = op[WRITE.model];
         if (this.schema.models.get(model)?.kind === 'profile') profiles = true;
-        if (op[0] === 'i') {
+        if (isInsert(op)) {
           if (!p.can('create', { model }, containers)) throw this.#forbidden('create', `📦.${model}`);
-        } else if (op[0] === 'd') {
+        } else if (isRemove(op)) {
           if (!p.can('delete', { model }, containers)) throw this.#forbidden('delete', `📦.${model}`);
         } else {
-          for (const field of Object.keys(op[4])) {
+          for (const field of Object.keys(op[WRITE.update.values])) {
             if (!p.can('update', { model, field }, containers)) throw this.#forbidden(isStateFieldName(field) ? 'state' : 'update', `📦.${model}.${field}`);
           }
         }
@@ -515,7 +515,7 @@ export class AppData {
   #mayFind(r: DataRequest, model: string, id: string): boolean | Promise<boolean> {
     const p = this.#permissions(r);
     if (!p) return true;
-    const containers = this.containersOf(model, [id, 0, 0, null]);
+    const containers = this.containersOf(model, rowOf(id, null));
     const answer = () => p.can('access', { model }, containers) || p.can('read', { model, field: 'id' }, containers);
     const ready = p.prepare(containers);
     return ready instanceof Promise ? ready.then(answer) : answer();
@@ -540,73 +540,42 @@ export class AppData {
     return false;
   }
 
-  /** Everything the realm's model runtime asks of the host. */
-  #channel(op: string, a: unknown, b: unknown, c: unknown): unknown {
-    // PostgreSQL answers Promises: their failures are mapped like the synchronous ones.
-    const r = this.#operation(op, a, b, c);
-    return r instanceof Promise ? r.catch((e: unknown) => Promise.reject(toScriptError(e))) : r;
-  }
-
-  #operation(op: string, a: unknown, b: unknown, c: unknown): unknown {
-    try {
-      switch (op) {
-        case 'q':
-          return this.#select(this.#request(), a as QuerySpec);
-        case 'y':
-          return this.#session().pause();
-        case 'a':
-          return this.#aggregate(this.#request(), a as QuerySpec, b as 'count', c as string | undefined);
-        case 'w':
-          return this.#write(this.#request(), a as WriteOp[]);
-        case 'pr':
-          return this.#read(this.#request(), String(a), b as unknown[], c === true);
-        case 'me':
-          return this.#request().user ?? null;
-        case 'pa':
-          return this.#mayFind(this.#request(), String(a), String(b));
-        case 'v':
-          return this.#check(String(a), String(b), c, false);
-        case 'vi':
-          return this.#check(String(a), String(b), c, true);
-        case 'id': {
-          const m = this.schema.models.get(String(a));
-          return (m?.prefix ?? '') + randomText(ID_BYTES);
-        }
-        case 'hl': {
-          const s = this.#session();
-          const t = this.store!.tables.get(String(a))!;
-          const f = t.fields.find((x) => x.field.type === 'hierarchy')!;
-          const spec: QuerySpec = { m: String(a), w: [], o: 'desc', l: 1, ...(b === null || b === undefined ? {} : { c: String(b) }) };
-          const rows = s.select(spec);
-          const last = (r: unknown[][]) => hierarchyAfterLast((r[0]?.[f.index] as string | undefined) ?? null);
-          return rows instanceof Promise ? rows.then(last) : last(rows);
-        }
-        case 'hy':
-          return hierarchyOp(String(a), String(b), c);
-        case 'md':
-          return this.#renderMarkdown(String(a), b);
-        // A rich-text value of a script (realm/41-models.js RichValue): a = its source, b = its field's key.
-        case 'rh':
-          return this.#renderer(b).htmlWith(String(a), c);
-        case 'rs':
-          return this.#renderer(b).sections(String(a));
-        case 'rx':
-          return this.#renderer(b).text(String(a));
-        case 'ctx':
-          return this.#request().containers;
-        case 'fs':
-          return this.#readForm(String(a), String(b), true, true);
-        case 'fr':
-          return this.#readForm(String(a), null, b === true, false);
-        case 'iu':
-          if (!this.images) throw storeNotOpen();
-          return this.images.putUrl(String(a), String(b));
-        default:
-          throw new Error(`unknown model channel operation ${op}`);
-      }
-    } catch (e) {
-      throw toScriptError(e);
-    }
+  /** Everything the realm's model runtime asks of the host (script/channel.ts). Values come from the realm: they are coerced where a host API relies on their type. */
+  #channel(): HostChannel {
+    return {
+      query: (spec) => this.#select(this.#request(), spec),
+      pause: () => this.#session().pause(),
+      aggregate: (spec, kind, field) => this.#aggregate(this.#request(), spec, kind, field),
+      write: (ops) => this.#write(this.#request(), ops),
+      newId: (model) => (this.schema.models.get(String(model))?.prefix ?? '') + randomText(ID_BYTES),
+      positionAtEnd: (model, container) => {
+        const s = this.#session();
+        const t = this.store!.tables.get(String(model))!;
+        const f = t.fields.find((x) => x.field.type === 'hierarchy')!;
+        const spec: QuerySpec = { m: String(model), w: [], o: 'desc', l: 1, ...(container === null || container === undefined ? {} : { c: String(container) }) };
+        const rows = s.select(spec);
+        const last = (r: unknown[][]) => hierarchyAfterLast((r[0]?.[f.index] as string | undefined) ?? null);
+        return rows instanceof Promise ? rows.then(last) : last(rows);
+      },
+      checkValue: (model, field, value) => this.#check(String(model), String(field), value, false),
+      checkListItem: (model, field, value) => this.#check(String(model), String(field), value, true),
+      pathContainers: () => this.#request().containers,
+      mayRead: (key, row, throwing) => this.#read(this.#request(), String(key), row, throwing === true),
+      mayFind: (model, id) => this.#mayFind(this.#request(), String(model), String(id)),
+      userId: () => this.#request().user ?? null,
+      ...HIERARCHY_CHANNEL,
+      markdown: (text, key) => this.#renderMarkdown(String(text), key),
+      // A rich-text value of a script (realm/41-models.js RichValue): its source and its field's key.
+      richHtml: (text, key, options) => this.#renderer(key).htmlWith(String(text), options),
+      richSections: (text, key) => this.#renderer(key).sections(String(text)),
+      richText: (text, key) => this.#renderer(key).text(String(text)),
+      submitForm: (formKey, model) => this.#readForm(String(formKey), String(model), true, true),
+      readForm: (formKey, validate) => this.#readForm(String(formKey), null, validate === true, false),
+      imageUploadUrl: (model, field) => {
+        if (!this.images) throw storeNotOpen();
+        return this.images.putUrl(String(model), String(field));
+      },
+    };
   }
 
   /** A form file's type for scripts (`import {NewTask} from '📤'`), registered under `key`. */
@@ -634,7 +603,7 @@ export class AppData {
    * POST is refused), then reads the submission. Answers `[1, [[field, value]…], raw]` or, with
    * messages, `[2, messages, raw]` (raw: the submitted texts by field, for the view to show again).
    */
-  async #readForm(key: string, model: string | null, validate: boolean, submit: boolean): Promise<unknown> {
+  async #readForm(key: string, model: string | null, validate: boolean, submit: boolean): Promise<FormReading> {
     const found = this.form(key);
     if (!found) throw new LanewayError('LW_HTTP_INTERNAL', `no form ${key}`, { status: 500 });
     const { form, stateKey } = found;
@@ -703,7 +672,7 @@ export class AppData {
   }
 
   /** A value for a field (`item`: one entry of a list field). */
-  #check(model: string, field: string, value: unknown, item: boolean): [number, unknown] {
+  #check(model: string, field: string, value: unknown, item: boolean): CheckedValue {
     const def = this.schema.models.get(model) ?? this.schema.embedded.get(model) ?? this.notifications.get(model)?.model;
     let f = def?.fields.find((x) => x.name === field);
     if (!f) return [0, `${model} has no field "${field}"`];
@@ -745,27 +714,34 @@ export class AppData {
 
 }
 
-export function hierarchyOp(fn: string, v: string, other: unknown): unknown {
-  try {
-    switch (fn) {
-      case 'next':
-        return hierarchyNext(v);
-      case 'previous':
-        return hierarchyPrevious(v);
-      case 'parent':
-        return hierarchyParent(v);
-      case 'hasParent':
-        return hierarchyHasParent(v);
-      case 'before':
-        return hierarchyBefore(v, String(other));
-      case 'afterLast':
-        return hierarchyAfterLast(v);
+/** A hierarchy function whose refusal (a position out of range) is a TypeError for the script. */
+const hierarchyFn =
+  <A extends unknown[], R>(fn: (...args: A) => R) =>
+  (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      throw new TypeError((e as Error).message);
     }
-  } catch (e) {
-    throw new TypeError((e as Error).message);
-  }
-  throw new Error(`unknown hierarchy operation ${fn}`);
-}
+  };
+
+/** The hierarchy operations of the model channel (the same for stored and static models). */
+export const HIERARCHY_CHANNEL: Pick<HostChannel, 'hierarchyNext' | 'hierarchyPrevious' | 'hierarchyParent' | 'hierarchyHasParent' | 'hierarchyBefore' | 'hierarchyAfterLast'> = {
+  hierarchyNext: hierarchyFn((v: string) => hierarchyNext(String(v))),
+  hierarchyPrevious: hierarchyFn((v: string) => hierarchyPrevious(String(v))),
+  hierarchyParent: hierarchyFn((v: string) => hierarchyParent(String(v))),
+  hierarchyHasParent: hierarchyFn((v: string) => hierarchyHasParent(String(v))),
+  hierarchyBefore: hierarchyFn((v: string, other: string) => hierarchyBefore(String(v), String(other))),
+  hierarchyAfterLast: hierarchyFn((v: string) => hierarchyAfterLast(String(v))),
+};
+
+/** A row with only the positions containersOf reads (id and container), for a record not read. */
+const rowOf = (id: string, container: string | null | undefined): RecordRow => {
+  const row: RecordRow = [null, 0, 0, null];
+  row[ROW.id] = id;
+  row[ROW.container] = container;
+  return row;
+};
 
 /** Fields that queries can filter (the runtime's `q` flag, and the store's indexes). */
 const isStateFieldName = (name: string): boolean => name === 'state' || name === 'status' || name === 'stage' || name === 'lifecycle';
@@ -812,11 +788,10 @@ export function toScriptError(e: unknown): unknown {
 export function describe(
   schema: ModelSchema,
   options: { static?: boolean; richKey?: (owner: string, f: FieldDefinition) => string | null; notifications?: readonly ModelDefinition[]; imageKey?: string; perm?: boolean } = {},
-): unknown {
-  const fieldOf = (f: FieldDefinition, owner: string) => ({
-    rk: (f.type === 'markdown' || f.type === 'html') && options.richKey ? options.richKey(owner, f) : null,
-    // An html field with `render:` options: its HTML comes from the host, not as stored.
-    rr: f.type === 'html' && f.render !== undefined && Object.keys(f.render).length > 0,
+): ModelsDescriptor {
+  const fieldOf = (f: FieldDefinition, owner: string): FieldDescriptor => ({
+    richKey: (f.type === 'markdown' || f.type === 'html') && options.richKey ? options.richKey(owner, f) : null,
+    hostRendered: f.type === 'html' && f.render !== undefined && Object.keys(f.render).length > 0,
     name: f.name,
     type: f.type,
     list: f.list ?? null,
@@ -824,28 +799,28 @@ export function describe(
     label: f.label,
     placeholder: f.placeholder,
     about: f.about,
-    prot: f.protected,
+    isProtected: f.protected,
     values: (f.values ?? []).map((v) => [v.value, v.label]),
     model: f.model ?? null,
-    emb: f.embedded ?? null,
+    embedded: f.embedded ?? null,
     init: f.init ?? null,
     unique: f.unique,
     order: f.order,
-    q: queryable(f),
-    pf: f.profile ?? null,
+    queryable: queryable(f),
+    profile: f.profile ?? null,
   });
-  const modelOf = (m: ModelDefinition) => ({
+  const modelOf = (m: ModelDefinition): ModelDescriptor => ({
     name: m.name,
     kind: m.kind,
     container: m.container ?? null,
-    ckey: m.container ? lowerFirst(m.container) : null,
-    lkey: lowerFirst(m.name),
+    containerMember: m.container ? lowerFirst(m.container) : null,
+    memberName: lowerFirst(m.name),
     prefix: m.prefix ?? '',
     fields: m.fields.filter((f) => !f.builtIn).map((f) => fieldOf(f, m.name)),
   });
   return {
     static: options.static === true,
-    perm: options.perm === true,
+    checksPermissions: options.perm === true,
     imageKey: options.imageKey ?? null,
     models: [...schema.models.values()].map(modelOf),
     embedded: [...schema.embedded.values()].map((m) => ({ name: m.name, fields: m.fields.map((f) => fieldOf(f, m.name)) })),

@@ -6,11 +6,11 @@
  * (src/script/model-use.ts) and, should a script get that far, at run time.
  */
 import { LanewayError } from '../../diag/index.js';
-import { DocumentIndex, type DocumentQuery, type StaticContent } from '../../content/index.js';
+import { DocumentIndex, type StaticContent } from '../../content/index.js';
 import type { ModelSchema } from '../../models/index.js';
 import { RichTextRenderer } from '../../content/index.js';
-import { installModels, ViewRenderers, type ModelShape } from '../../script/index.js';
-import { describe, hierarchyOp, shapeOf, toScriptError } from './data.js';
+import { installModels, mapChannelErrors, ROW, ViewRenderers, type HostChannel, type ModelShape } from '../../script/index.js';
+import { describe, HIERARCHY_CHANNEL, shapeOf, toScriptError } from './data.js';
 
 export class StaticData {
   readonly schema: ModelSchema;
@@ -57,12 +57,10 @@ export class StaticData {
       fields.forEach((f, i) => {
         const renderer = this.#renderers.get(prefix + `${m.name}.${f.name}`);
         if (!renderer) return;
-        for (const d of content.documents.get(m.name) ?? []) if (typeof d.row[4 + i] === 'string') renderer.html(d.row[4 + i] as string);
+        for (const d of content.documents.get(m.name) ?? []) if (typeof d.row[ROW.fields + i] === 'string') renderer.html(d.row[ROW.fields + i] as string);
       });
     }
-    const installed = installModels(describe(content.schema, { static: true, richKey: (owner, f) => prefix + `${owner}.${f.name}` }), (op: unknown, a: unknown, b: unknown, c: unknown) =>
-      this.#channel(String(op), a, b, c),
-    );
+    const installed = installModels(describe(content.schema, { static: true, richKey: (owner, f) => prefix + `${owner}.${f.name}` }), mapChannelErrors(this.#channel(), toScriptError));
     this.namespace = installed.namespace;
     this.link = installed.link;
   }
@@ -77,36 +75,38 @@ export class StaticData {
     const row = this.index.row(model.name, m[2]!);
     if (!row) return undefined;
     const i = model.fields.filter((f) => !f.builtIn).findIndex((f) => f.name === field);
-    const value = field === 'id' ? row[0] : row[4 + i];
+    const value = field === 'id' ? row[ROW.id] : row[ROW.fields + i];
     return typeof value === 'string' ? '/' + value.split('/').map(encodeURIComponent).join('/') : undefined;
   }
 
-  #channel(op: string, a: unknown, b: unknown, c: unknown): unknown {
-    try {
-      switch (op) {
-        case 'q':
-          return this.index.select(a as DocumentQuery);
-        case 'a':
-          return this.index.aggregate(a as DocumentQuery, b as 'count', c as string | undefined);
-        case 'md':
-          return this.#render(String(a), b);
-        // A rich-text value of a script (script/realm/41-models.js RichValue): a = its source, b = its field's key.
-        case 'rh':
-          return this.#renderer(b).htmlWith(String(a), c);
-        case 'rs':
-          return this.#renderer(b).sections(String(a));
-        case 'rx':
-          return this.#renderer(b).text(String(a));
-        case 'hy':
-          return hierarchyOp(String(a), String(b), c);
-        case 'ctx':
-          return {};
-        default:
-          throw new LanewayError('LW_MODEL_READ_ONLY', 'static models (/🗄/) are read-only: their documents are files of the app; edit the files instead', { status: 500 });
-      }
-    } catch (e) {
-      throw toScriptError(e);
-    }
+  /** The model channel of static models (script/channel.ts): reads only; anything else is refused. */
+  #channel(): HostChannel {
+    const readOnly = (): never => {
+      throw new LanewayError('LW_MODEL_READ_ONLY', 'static models (/🗄/) are read-only: their documents are files of the app; edit the files instead', { status: 500 });
+    };
+    return {
+      query: (spec) => this.index.select(spec),
+      aggregate: (spec, kind, field) => this.index.aggregate(spec, kind, field),
+      markdown: (text, key) => this.#render(String(text), key),
+      // A rich-text value of a script (script/realm/41-models.js RichValue): its source and its field's key.
+      richHtml: (text, key, options) => this.#renderer(key).htmlWith(String(text), options),
+      richSections: (text, key) => this.#renderer(key).sections(String(text)),
+      richText: (text, key) => this.#renderer(key).text(String(text)),
+      ...HIERARCHY_CHANNEL,
+      pathContainers: () => ({}),
+      pause: readOnly,
+      write: readOnly,
+      newId: readOnly,
+      positionAtEnd: readOnly,
+      checkValue: readOnly,
+      checkListItem: readOnly,
+      mayRead: readOnly,
+      mayFind: readOnly,
+      userId: readOnly,
+      imageUploadUrl: readOnly,
+      submitForm: readOnly,
+      readForm: readOnly,
+    };
   }
 
   /** HTML of a field's Markdown (`key`: the field's rich-text key), or of a text with no field's options (`Model.markdown(text)`). */

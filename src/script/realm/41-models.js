@@ -3,8 +3,8 @@
 // realm's intrinsics and budgets.
 //
 // The host installs each app's models once (`kit.models(descriptor, channel)`): plain data about
-// the models, and one bridge function, the channel, through which every query, write and value
-// check goes to the store of the request whose code is running (realm.ts finds it by the current
+// the models, and the channel (HostChannel, src/script/channel.ts), whose methods are the bridge
+// functions through which every query, write and value check goes to the store of the request whose code is running (realm.ts finds it by the current
 // budget). Everything else — instances with field accessors, lazy query streams, links, hierarchy
 // values, the unit of work that collects a request's changes — lives here, in the realm, so that
 // reading fields never crosses the membrane.
@@ -16,6 +16,17 @@
 // - Every channel call may answer a Promise (PostgreSQL): the code here continues with `andThen`, and
 //   scripts wait for it without seeing it (generated code awaits Promises).
 // 4b. Models -------------------------------------------------------------------------------------
+// The positions of a record's row (IState.v, the rows the channel answers) and of a write
+// (src/script/records.ts ROW, WRITE, WRITE_KIND): realm copies of the host's constants.
+/** @type {<T extends object>(o: T) => T} */
+const copyLayout = (o) => {
+  const c = OObject.create(null), ks = keys(o);
+  for (let i = 0; i < ks.length; i++) { const v = o[ks[i]]; c[ks[i]] = typeof v === 'object' ? copyLayout(v) : v; }
+  return freeze(c);
+};
+const ROW = copyLayout(host.records.row), WRITE = copyLayout(host.records.write), WRITE_KIND = copyLayout(host.records.kind);
+// The positions of the channel's array answers (CheckedValue, FormReading: src/script/channel.ts ANSWER).
+const ANSWER = copyLayout(host.answers);
 // After a real wait (PostgreSQL, an async callback) the request's budget is current again, and
 // its clock runs: a callback that loops after the wait is still stopped by the CPU limit.
 const resume = (f) => {
@@ -73,9 +84,9 @@ const unitOfWork = () => {
 // is written (roles change then).
 const mayRead = (app, d, f, s, throwing) => {
   const u = unitOfWork();
-  const key = f.pk + '|' + (d.container !== null ? s.v[3] : '') + '|' + (d.isContainer ? s.v[0] : '');
+  const key = f.readKey + '|' + (d.container !== null ? s.v[ROW.container] : '') + '|' + (d.isContainer ? s.v[ROW.id] : '');
   if (u.pr !== null && u.pr.has(key)) return true;
-  const ok = app.ch('pr', f.pk, s.v, throwing);
+  const ok = app.ch.mayRead(f.readKey, s.v, throwing);
   if (ok === true) { if (u.pr === null) u.pr = new OSet(); u.pr.add(key); }
   return ok === true;
 };
@@ -108,12 +119,14 @@ const HIER = slotSet();
 const FIELDFN = slotMap(); // static field function -> [model desc, field desc]
 
 class App {
+  /** @param {ModelsDescriptor} desc @param {HostChannel} ch */
   constructor(desc, ch) {
-    this.ch = ch; this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true; this.imageKey = desc.imageKey || null;
-    // Users are on (/👤.yaml): reads, writes and queries of records are checked by the host ('pr', 'q', 'w').
-    this.perm = desc.perm === true;
+    /** @type {HostChannel} */
+    this.ch = freeze(ch); this.models = new OMap(); this.embedded = new OMap(); this.ns = {}; this.static = desc.static === true; this.imageKey = desc.imageKey || null;
+    // Users are on (/👤.yaml): reads, writes and queries of records are checked by the host (mayRead, query, write).
+    this.checksPermissions = desc.checksPermissions === true;
     for (let i = 0; i < desc.embedded.length; i++) this.embedded.set(desc.embedded[i].name, desc.embedded[i]);
-    for (let i = 0; i < desc.models.length; i++) { const d = desc.models[i]; d.app = this; d.isContainer = false; this.models.set(d.name, d); }
+    for (let i = 0; i < desc.models.length; i++) { const d = /** @type {any} the runtime keeps its own state on it */ (desc.models[i]); d.app = this; d.isContainer = false; this.models.set(d.name, d); }
     for (let i = 0; i < desc.models.length; i++) { const c = desc.models[i].container; if (c !== null) this.models.get(c).isContainer = true; }
     for (let i = 0; i < desc.models.length; i++) buildModel(this, desc.models[i]);
     for (let i = 0; i < desc.embedded.length; i++) if (apply(S_.indexOf, desc.embedded[i].name, ['.']) < 0) this.ns[desc.embedded[i].name] = buildEmbeddedCtor(this, desc.embedded[i]);
@@ -157,7 +170,7 @@ const storeForm = (f, v) => {
     if (f.type !== 'link') throw new OTypeError('a record cannot be stored in the ' + f.type + ' field ' + f.name);
     const tm = RECORDS.has(v) ? recordState(v).d.name : linkState(v).m;
     if (tm !== f.model) throw new OTypeError(f.name + ' links to a ' + f.model + ', not a ' + tm);
-    return RECORDS.has(v) ? recordState(v).v[0] : linkState(v).id;
+    return RECORDS.has(v) ? recordState(v).v[ROW.id] : linkState(v).id;
   }
   if (EMB.has(v)) return embPlain(v);
   if (LISTS.has(v)) return apply(A.slice, LISTS.get(v).a, []);
@@ -165,19 +178,19 @@ const storeForm = (f, v) => {
 };
 const check = (d, f, v) => {
   if (TRUSTED_IMG.has(v)) return v.id;
-  const r = d.app.ch('v', d.name, f.name, v);
-  if (r[0] !== 1) throw invalid(d.name, f.name, r[1]);
-  return r[1];
+  const r = d.app.ch.checkValue(d.name, f.name, v);
+  if (r[ANSWER.status] !== ANSWER.ok) throw invalid(d.name, f.name, r[ANSWER.message]);
+  return r[ANSWER.value];
 };
 
 // Hierarchy values.
 class Hierarchy {
   constructor(app, v) { this.value = v; defProp(this, 'app', { value: app }); HIER.add(this); freeze(this); }
-  get hasParent() { return this.app.ch('hy', 'hasParent', this.value); }
-  parent() { const p = this.app.ch('hy', 'parent', this.value); return p === null ? null : new Hierarchy(this.app, p); }
-  previous() { return new Hierarchy(this.app, this.app.ch('hy', 'previous', this.value)); }
-  next() { return new Hierarchy(this.app, this.app.ch('hy', 'next', this.value)); }
-  before(other) { return new Hierarchy(this.app, this.app.ch('hy', 'before', this.value, HIER.has(other) ? other.value : OString(other))); }
+  get hasParent() { return this.app.ch.hierarchyHasParent(this.value); }
+  parent() { const p = this.app.ch.hierarchyParent(this.value); return p === null ? null : new Hierarchy(this.app, p); }
+  previous() { return new Hierarchy(this.app, this.app.ch.hierarchyPrevious(this.value)); }
+  next() { return new Hierarchy(this.app, this.app.ch.hierarchyNext(this.value)); }
+  before(other) { return new Hierarchy(this.app, this.app.ch.hierarchyBefore(this.value, HIER.has(other) ? other.value : OString(other))); }
   toString() { return this.value; }
   toJSON() { return this.value; }
 }
@@ -217,8 +230,8 @@ const listAdd = (list, v, rolling) => {
   const s = LISTS.get(list), f = s.f;
   const d = s.owner.d;
   let stored = storeForm(f, v);
-  if (f.type === 'embedded') { if (!EMB.has(v)) stored = embPlain(newEmbedded(d.app, f.emb, v)); }
-  else { const r = d.app.ch('vi', d.name, f.name, stored); if (r[0] !== 1) throw invalid(d.name, f.name, r[1]); stored = r[1]; }
+  if (f.type === 'embedded') { if (!EMB.has(v)) stored = embPlain(newEmbedded(d.app, f.embedded, v)); }
+  else { const r = d.app.ch.checkListItem(d.name, f.name, stored); if (r[ANSWER.status] !== ANSWER.ok) throw invalid(d.name, f.name, r[ANSWER.message]); stored = r[ANSWER.value]; }
   if (f.type !== 'embedded' && apply(A.includes, s.a, [stored])) return list;
   if (s.a.length >= f.list) {
     if (!rolling) throw invalid(d.name, f.name, f.label + ' holds at most ' + f.list + ' entries');
@@ -264,28 +277,28 @@ const buildEmbeddedCtor = (app, t) => {
 // It passes wherever SafeHtml does — registered in SH with its HTML (the field's render: options
 // applied), so JSON, {{{ }}}, concatenation and storing it in an html field take that HTML — and
 // has the members a view's rich-text value has. Everything but the source is the host's work, done
-// when asked through the channel with the field's renderer (f.rk): 'rh' HTML (with a call's
-// options), 'rs' sections, 'rx' plain text.
+// when asked through the channel with the field's renderer (f.richKey): richHtml (with a call's
+// options), richSections, richText.
 const RT = slotMap(); // value -> { app, t: source, k: rich-text key, md: a markdown field }
 const rtState = (v) => { const s = RT.get(v); if (s === undefined) throw new OTypeError('not a rich-text value'); return s; };
 const trimS = SP.trim;
 class RichValue {
-  constructor(app, f, text, html) { RT.set(this, { app: app, t: text, k: f.rk, md: f.type === 'markdown' }); SH.set(this, html); freeze(this); }
+  constructor(app, f, text, html) { RT.set(this, { app: app, t: text, k: f.richKey, md: f.type === 'markdown' }); SH.set(this, html); freeze(this); }
   get value() { return rtState(this).t; }
   // No text but white space: of the Markdown source; of an html field's text (<p><br></p> shows nothing).
-  get empty() { const s = rtState(this); return apply(trimS, s.md ? s.t : s.app.ch('rx', s.t, s.k), []) === ''; }
+  get empty() { const s = rtState(this); return apply(trimS, s.md ? s.t : s.app.ch.richText(s.t, s.k), []) === ''; }
   get length() { const t = rtState(this).t; return codePoints(t, t.length); }
   get valid() { rtState(this); return true; }
   get invalid() { rtState(this); return false; }
   markdown() { const s = rtState(this); return s.md ? s.t : null; }
-  text() { const s = rtState(this); return s.app.ch('rx', s.t, s.k); }
+  text() { const s = rtState(this); return s.app.ch.richText(s.t, s.k); }
   html(options) {
     const s = rtState(this);
     if (options === undefined || options === null) return new SafeHtml(SH.get(this));
     if (typeof options !== 'object' || isArray(options)) throw new OTypeError('html(options) takes an object, such as html({minimumHeaderLevel: 2})');
-    return new SafeHtml(s.app.ch('rh', s.t, s.k, options));
+    return new SafeHtml(s.app.ch.richHtml(s.t, s.k, options));
   }
-  sections() { const s = rtState(this); return freeze(s.app.ch('rs', s.t, s.k)); }
+  sections() { const s = rtState(this); return freeze(s.app.ch.richSections(s.t, s.k)); }
   toString() { rtState(this); return SH.get(this); }
   toJSON() { rtState(this); return SH.get(this); }
 }
@@ -301,10 +314,10 @@ const MARKDOWN_TEXT_MAX = 20000;
 const markdownOf = (app, model, text) => {
   const s = OString(text), n = codePoints(s, MARKDOWN_TEXT_MAX);
   if (n > MARKDOWN_TEXT_MAX) throw new ORangeError(model + '.markdown(text) renders at most ' + MARKDOWN_TEXT_MAX + ' characters; this text has more');
-  return new SafeHtml(app.ch('md', s));
+  return new SafeHtml(app.ch.markdown(s));
 };
 // An html field without render: options shows its HTML as stored, with no call to the host.
-const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.rr ? v : app.ch('rh', v, f.rk));
+const richValue = (app, f, v) => new RichValue(app, f, v, f.type === 'html' && !f.hostRendered ? v : app.ch.richHtml(v, f.richKey));
 
 // What a script reads from a stored value.
 const readValue = (app, f, v, owner) => {
@@ -318,14 +331,14 @@ const readValue = (app, f, v, owner) => {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return new Hierarchy(app, v);
     case 'link': return makeLink(app, f.model, v);
-    case 'html': return f.rk === null ? new SafeHtml(v) : richValue(app, f, v);
+    case 'html': return f.richKey === null ? new SafeHtml(v) : richValue(app, f, v);
     case 'svg-icon': return new SafeHtml(v);
     case 'markdown': return richValue(app, f, v);
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
     case 'map': return freeze(OObject.assign({}, v));
     case 'embedded': {
-      const e = newEmbedded(app, f.emb);
+      const e = newEmbedded(app, f.embedded);
       const s = EMB.get(e); s.v = v; s.owner = owner; s.f = f;
       return e;
     }
@@ -362,7 +375,7 @@ const newRecordObject = (d, id) => {
   return inst;
 };
 const makeInstance = (d, row, st) => {
-  const inst = newRecordObject(d, row[0]);
+  const inst = newRecordObject(d, row[ROW.id]);
   RECORD_STATES.set(inst, new IState(d, row, st));
   return inst;
 };
@@ -399,33 +412,36 @@ const withContainer = (d, id, cb) => {
 const containerFor = (d) => {
   const u = unitOfWork();
   for (let i = u.inCb.length - 1; i >= 0; i--) if (u.inCb[i][0] === d.container) return u.inCb[i][1];
-  if (u.ctx === null) u.ctx = d.app.ch('ctx') || {};
+  if (u.ctx === null) u.ctx = d.app.ch.pathContainers() || {};
   const c = u.ctx[d.container];
   return c === undefined ? undefined : c;
 };
 const idOf = (v, model) => {
-  if (RECORDS.has(v)) { const s = recordState(v); if (s.d.name !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.d.name); return s.v[0]; }
+  if (RECORDS.has(v)) { const s = recordState(v); if (s.d.name !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.d.name); return s.v[ROW.id]; }
   if (LINKS.has(v)) { const s = linkState(v); if (s.m !== model) throw new OTypeError('expected a ' + model + ', got a ' + s.m); return s.id; }
   if (typeof v === 'string') return v;
   throw new OTypeError('expected a ' + model + ' (a record, a link or an id)');
 };
 
 // The unit of work: write what changed (strict: every pending record must be complete).
-// Each write is a WriteOp of src/store/session.ts: ['i', model, id, created, modified, container,
-// values], ['u', model, id, modified, values, container] or ['d', model, id, container]; a record's
-// row (IState.v) is [id, created, modified, container, ...the model's fields in order].
+// Each write is a WriteOp (src/script/records.ts, positions WRITE): [insert, model, id, created,
+// modified, container, values], [update, model, id, modified, values, container] or [remove,
+// model, id, container]; a record's row (IState.v, positions ROW) is [id, created, modified,
+// container, ...the model's fields in order].
 const flush = (strict) => {
   const b = S.cur;
   const u = b === null ? undefined : UNITS_OF_WORK.get(b);
   if (u === undefined || u.pend.length === 0) return undefined;
-  const ops = [], done = [], keep = [];
+  /** @type {WriteOp[]} */
+  const ops = [];
+  const done = [], keep = [];
   /** @type {App | null} */
   let app = null;
   for (let i = 0; i < u.pend.length; i++) {
     const s = u.pend[i];
     app = s.d.app;
     if (s.st === 2) {
-      if (s.wasStored) push(ops, ['d', s.d.name, s.v[0], s.v[3]]);
+      if (s.wasStored) push(ops, [WRITE_KIND.remove, s.d.name, s.v[ROW.id], s.v[ROW.container]]);
       push(done, s); continue;
     }
     const missing = missingField(s);
@@ -435,24 +451,24 @@ const flush = (strict) => {
     }
     const vals = {};
     const fs = s.d.fields;
-    for (let j = 0; j < fs.length; j++) if (s.st === 0 || s.dirty.has(fs[j].name)) vals[fs[j].name] = s.v[4 + j];
-    if (s.st === 0) push(ops, ['i', s.d.name, s.v[0], s.v[1], s.v[2], s.v[3], vals]);
-    else { s.v[2] = stamp(); push(ops, ['u', s.d.name, s.v[0], s.v[2], vals, s.v[3]]); }
+    for (let j = 0; j < fs.length; j++) if (s.st === 0 || s.dirty.has(fs[j].name)) vals[fs[j].name] = s.v[ROW.fields + j];
+    if (s.st === 0) push(ops, [WRITE_KIND.insert, s.d.name, s.v[ROW.id], s.v[ROW.created], s.v[ROW.modified], s.v[ROW.container], vals]);
+    else { s.v[ROW.modified] = stamp(); push(ops, [WRITE_KIND.update, s.d.name, s.v[ROW.id], s.v[ROW.modified], vals, s.v[ROW.container]]); }
     push(done, s);
   }
   u.pend = keep;
   for (let i = 0; i < done.length; i++) { const s = done[i]; s.pending = false; s.dirty = null; if (s.st === 0) { s.st = 1; s.wasStored = true; } }
   if (ops.length === 0) return undefined;
   // A profile written: the roles, so what may be read, change.
-  for (let i = 0; i < ops.length; i++) if (app.models.get(ops[i][1]).kind === 'profile') { u.pr = null; break; }
-  return app.ch('w', ops);
+  for (let i = 0; i < ops.length; i++) if (app.models.get(ops[i][WRITE.model]).kind === 'profile') { u.pr = null; break; }
+  return app.ch.write(ops);
 };
 const missingField = (s) => {
   const fs = s.d.fields;
   for (let i = 0; i < fs.length; i++) {
     const f = fs[i];
     if (f.optional || f.type === 'map' || (f.list !== undefined && f.list !== null)) continue;
-    const v = s.v[4 + i];
+    const v = s.v[ROW.fields + i];
     if (v === null || v === undefined || v === '') return f;
   }
   return null;
@@ -486,7 +502,7 @@ const specOf = (s, extraLimit, noCap) => {
   let c = s.c;
   if (d.container !== null && c === undefined && !s.any) {
     c = containerFor(d);
-    if (c === undefined) throw new OTypeError(d.name + ' records belong to a ' + d.container + ': select one (' + d.name + '.' + d.ckey + '(' + d.ckey + ')), call it with a function (' + d.ckey + '(() => ' + d.name + '.all())), or use ' + d.name + '.any' + d.container + '()');
+    if (c === undefined) throw new OTypeError(d.name + ' records belong to a ' + d.container + ': select one (' + d.name + '.' + d.containerMember + '(' + d.containerMember + ')), call it with a function (' + d.containerMember + '(() => ' + d.name + '.all())), or use ' + d.name + '.any' + d.container + '()');
   }
   const spec = { m: d.name, w: s.w };
   if (c !== undefined) spec.c = c;
@@ -515,7 +531,7 @@ const execute = (q, firstOnly) => {
     // get(), optional(): one record is asked for (permissions: access), not a list.
     if (firstOnly) spec.one = true;
     // Static documents are in memory already: one read.
-    if (s.d.app.static) return andThen(s.d.app.ch('q', spec), (rows) => runStages(rowsToInstances(s.d, rows), stages, 0));
+    if (s.d.app.static) return andThen(s.d.app.ch.query(spec), (rows) => runStages(rowsToInstances(s.d, rows), stages, 0));
     // A leading filter runs chunk by chunk, so that only the records it keeps are held; enough
     // results: get() of that filter alone, or a limit right after it.
     const keep = stages.length && stages[0][0] === 'filter' ? stages[0][1] : null;
@@ -535,7 +551,7 @@ const readChunks = (d, spec, keep, enough) => {
   const total = spec.l;
   /** @type {any} null until the first chunk is read */
   let out = null, read = 0;
-  const step = (c) => andThen(d.app.ch('q', c), (rows) => {
+  const step = (c) => andThen(d.app.ch.query(c), (rows) => {
     const n = rows.length;
     read += n;
     // The cursor is a copy: a record's row is its state, which the script may change.
@@ -550,7 +566,7 @@ const readChunks = (d, spec, keep, enough) => {
       const next = OObject.assign({}, spec);
       next.l = total === undefined ? READ_CHUNK : OMath.min(total - read, READ_CHUNK);
       next.a = last;
-      return andThen(d.app.ch('y'), () => step(next));
+      return andThen(d.app.ch.pause(), () => step(next));
     });
   });
   if (keep !== null) out = [];
@@ -592,7 +608,7 @@ const aggregate = (q, kind, field) => {
       return kind === 'sum' ? total : n ? total / n : null;
     });
   }
-  return andThen(flush(false), () => s.d.app.ch('a', specOf(s, undefined, s.l === undefined), kind, field));
+  return andThen(flush(false), () => s.d.app.ch.aggregate(specOf(s, undefined, s.l === undefined), kind, field));
 };
 // Parent.grouping(childQuery): one group per parent that has matching children, in the parents'
 // order: {list: parent, note: [children…]} (at most the child query's limit, else 100, per parent).
@@ -601,25 +617,25 @@ const groupBy = (parents, cq) => {
   const per = cs.l === undefined ? 100 : cs.l;
   if (parents.length === 0 || per === 0) return [];
   const ids = [];
-  for (let i = 0; i < parents.length; i++) push(ids, recordState(parents[i]).v[0]);
+  for (let i = 0; i < parents.length; i++) push(ids, recordState(parents[i]).v[ROW.id]);
   // Only the children of these parents, read in chunks (until every group has its first per).
   const spec = { m: cs.d.name, w: cs.w, cs: ids };
   if (cs.o !== undefined) spec.o = cs.o;
   const byParent = new OMap();
   const keep = (child) => {
-    const c = recordState(child).v[3];
+    const c = recordState(child).v[ROW.container];
     let list = byParent.get(c);
     if (list === undefined) { list = []; byParent.set(c, list); }
     if (list.length >= per) return false;
     push(list, child);
     return true;
   };
-  const read = cs.d.app.static ? andThen(cs.d.app.ch('q', spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
+  const read = cs.d.app.static ? andThen(cs.d.app.ch.query(spec), (rows) => { for (let i = 0; i < rows.length; i++) keep(makeInstance(cs.d, rows[i], 1)); }) : readChunks(cs.d, spec, keep, ids.length * per);
   return andThen(read, () => {
-    const pkey = cs.d.ckey, ckey = cs.d.lkey;
+    const pkey = cs.d.containerMember, ckey = cs.d.memberName;
     const out = [];
     for (let i = 0; i < parents.length; i++) {
-      const list = byParent.get(recordState(parents[i]).v[0]);
+      const list = byParent.get(recordState(parents[i]).v[ROW.id]);
       if (list === undefined) continue;
       const g = {};
       g[pkey] = parents[i];
@@ -678,15 +694,15 @@ const queryMethods = {
   toJSON() { throw new OTypeError('a query becomes JSON only as the result of a script (or inside it)'); },
 };
 const embeddedMatch = (app, d, f, m) => {
-  const t = app.embedded.get(f.emb);
+  const t = app.embedded.get(f.embedded);
   const plain = EMB.has(m) ? embPlain(m) : m;
   if (plain === null || typeof plain !== 'object' || isArray(plain)) throw new OTypeError(d.name + '.' + f.name + '(…) takes the field values to match, such as ' + d.name + '.' + f.name + '({' + t.fields[0].name + ': …})');
   const out = [];
   const ks = keys(plain);
   for (let i = 0; i < ks.length; i++) {
     const sub = t.fields.find((x) => x.name === ks[i]);
-    if (sub === undefined) throw new OTypeError(f.emb + ' has no field ' + ks[i]);
-    if (!sub.q) throw new OTypeError(f.emb + '.' + ks[i] + ' is a ' + sub.type + ' field, which cannot be matched');
+    if (sub === undefined) throw new OTypeError(f.embedded + ' has no field ' + ks[i]);
+    if (!sub.queryable) throw new OTypeError(f.embedded + '.' + ks[i] + ' is a ' + sub.type + ' field, which cannot be matched');
     const v = plain[ks[i]];
     if (EMB.has(m) && (v === null || v === undefined)) continue;
     push(out, [ks[i], v === null || v === undefined ? null : storeForm(sub, v)]);
@@ -705,7 +721,7 @@ const fieldName = (q, f) => {
 // profile, get(container) the one in a container; all() every one; shared(container) whether
 // other users have a profile in that container too.
 const meQuery = (app, d) => {
-  const uid = app.ch('me');
+  const uid = app.ch.userId();
   const st = baseQuery(d);
   st.any = true;
   push(st.w, ['user', 'eq', typeof uid === 'string' ? uid : '']);
@@ -749,7 +765,7 @@ const buildModel = (app, d) => {
     return derive(this, (n) => { push(n.w, [name, op, value]); n.filtered = true; });
   };
   const queryable = ['id', 'created', 'modified'];
-  for (let i = 0; i < d.fields.length; i++) if (d.fields[i].q) push(queryable, d.fields[i].name);
+  for (let i = 0; i < d.fields.length; i++) if (d.fields[i].queryable) push(queryable, d.fields[i].name);
   for (let i = 0; i < queryable.length; i++) {
     const n = queryable[i];
     // A field named like a query method (count, get, limit…) keeps the method; its ranges stay.
@@ -776,15 +792,16 @@ const buildModel = (app, d) => {
   const all = () => newQuery(d, baseQuery(d));
 
   // Instance accessors.
-  defProp(proto, 'id', { get() { return recordState(this).v[0]; }, enumerable: true });
-  defProp(proto, 'created', { get() { return new LDate(recordState(this).v[1]); }, enumerable: true });
-  defProp(proto, 'modified', { get() { return new LDate(recordState(this).v[2]); }, enumerable: true });
+  defProp(proto, 'id', { get() { return recordState(this).v[ROW.id]; }, enumerable: true });
+  defProp(proto, 'created', { get() { return new LDate(recordState(this).v[ROW.created]); }, enumerable: true });
+  defProp(proto, 'modified', { get() { return new LDate(recordState(this).v[ROW.modified]); }, enumerable: true });
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
-    f.pk = d.name + '.' + f.name;
+    f.readKey = d.name + '.' + f.name;
+    const at = ROW.fields + i;
     defProp(proto, f.name, { enumerable: true,
       // With users, reading a field takes read on it (the host answers 403 otherwise): mayReadState.
-      get() { const s = recordState(this); if (app.perm) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[4 + i], s); },
+      get() { const s = recordState(this); if (app.checksPermissions) mayReadState(app, d, f, s, true); return readValue(app, f, s.v[at], s); },
       set(v) { setField(recordState(this), f, v); } });
   }
   const method = (name, desc) => { if (!hasOwn(proto, name)) defProp(proto, name, desc); };
@@ -800,12 +817,12 @@ const buildModel = (app, d) => {
     const s = recordState(this);
     const row = apply(A.slice, s.v, []);
     const t = stamp();
-    row[0] = app.ch('id', d.name); row[1] = t; row[2] = t;
-    for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[4 + j] = null;
+    row[ROW.id] = app.ch.newId(d.name); row[ROW.created] = t; row[ROW.modified] = t;
+    for (let j = 0; j < d.fields.length; j++) if (d.fields[j].type === 'uid' || d.fields[j].unique) row[ROW.fields + j] = null;
     const c = makeInstance(d, row, 0);
     const cs = recordState(c); cs.pending = true; push(unitOfWork().pend, cs);
     // With users, the values copied from a stored record read as reading it (mayReadState).
-    if (app.perm) {
+    if (app.checksPermissions) {
       const own = s.st === 0 || (s.st === 2 && !s.wasStored);
       if (!own || s.from !== null) {
         const hide = new OSet();
@@ -822,22 +839,22 @@ const buildModel = (app, d) => {
   if (d.container !== null) {
     // task.list(): a link to the container, with its record read at once when the visitor may
     // find it, so that task.list().name reads without get() (as apps written for the platform do).
-    method(d.ckey, { value: function () {
-      const id = recordState(this).v[3];
+    method(d.containerMember, { value: function () {
+      const id = recordState(this).v[ROW.container];
       const cd = app.models.get(d.container);
-      return andThen(app.ch('pa', d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
+      return andThen(app.ch.mayFind(d.container, id), (ok) => ok !== true ? makeLink(app, d.container, id)
         : andThen(loadById(cd, id, false), (r) => makeLink(app, d.container, id, r === null ? undefined : apply(A.slice, recordState(r).v, []))));
     } });
   }
   method('toJSON', { value: function () { return outValue(this, 0); } });
   if (d.kind === 'profile') {
-    const roleAt = 4 + d.byName.get('role').i;
+    const roleAt = ROW.fields + d.byName.get('role').i;
     // profile.hasRole(Role.Owner): the role stored on this profile.
-    const userAt = 4 + d.byName.get('user').i, roleField = d.byName.get('role');
+    const userAt = ROW.fields + d.byName.get('user').i, roleField = d.byName.get('role');
     // Another user's profile answers as reading its role does; the visitor's own roles are theirs to know.
     method('hasRole', { value: function (r) {
       const s = recordState(this);
-      if (app.perm && s.v[userAt] !== app.ch('me')) mayReadState(app, d, roleField, s, true);
+      if (app.checksPermissions && s.v[userAt] !== app.ch.userId()) mayReadState(app, d, roleField, s, true);
       return typeof r === 'string' && s.v[roleAt] === r;
     } });
   }
@@ -857,7 +874,7 @@ const buildModel = (app, d) => {
     // (article.title on a path parameter), and a document's get is the document itself.
     for (let i = 0; i < d.fields.length; i++) {
       const f = d.fields[i];
-      if (f.prot) continue;
+      if (f.isProtected) continue;
       defProp(linkProto, f.name, { get() { const r = staticRecord(linkState(this).d, linkState(this).id); return r === null ? null : r[f.name]; }, enumerable: true });
     }
   }
@@ -868,7 +885,7 @@ const buildModel = (app, d) => {
     const linked = (l) => {
       const s = linkState(l);
       const u = unitOfWork();
-      for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[0] === s.id) return instanceOfState(u.pend[i]);
+      for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[ROW.id] === s.id) return instanceOfState(u.pend[i]);
       if (s.row === null) throw new OTypeError('read the fields of a linked ' + s.d.name + ' through get(), such as link.get().' + (s.d.fields.length ? s.d.fields[0].name : 'id'));
       if (s.inst === null) s.inst = makeInstance(s.d, s.row, 1);
       return s.inst;
@@ -885,23 +902,23 @@ const buildModel = (app, d) => {
   const M = function (container) {
     if (new.target === undefined) throw new OTypeError('create a record with new ' + d.name + '()');
     const t = stamp();
-    const row = [app.ch('id', d.name), t, t, null];
+    const row = [app.ch.newId(d.name), t, t, null]; // id, created, modified, container (ROW), then the fields
     if (d.container !== null) {
       const c = container === undefined ? containerFor(d) : idOf(container, d.container);
-      if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.ckey + ')');
-      row[3] = c;
+      if (c === undefined || c === null) throw new OTypeError('a ' + d.name + ' belongs to a ' + d.container + ': new ' + d.name + '(' + d.containerMember + ')');
+      row[ROW.container] = c;
     }
     /** @type {Promise<unknown> | null} */
     let wait = null;
     for (let i = 0; i < d.fields.length; i++) {
-      const v = initValue(app, d, d.fields[i], row[3]);
+      const v = initValue(app, d, d.fields[i], row[ROW.container]);
       if (isP(v)) { const at = row.length; push(row, null); wait = apply(then, v, [(x) => { row[at] = x; }]); }
       else push(row, v);
     }
     const inst = makeInstance(d, row, 0);
     const s = recordState(inst); s.pending = true; push(unitOfWork().pend, s);
     // Its hierarchy position comes after the last stored record's: it reads as reading that record would.
-    if (app.perm && d.hier !== null) { s.from = { v: row, hide: new OSet() }; s.from.hide.add(d.hier); }
+    if (app.checksPermissions && d.hier !== null) { s.from = { v: row, hide: new OSet() }; s.from.hide.add(d.hier); }
     // PostgreSQL: the next hierarchy value comes from a query; new M() then waits (generated code awaits it).
     return wait === null ? inst : apply(then, wait, [() => inst]);
   };
@@ -939,7 +956,7 @@ const buildModel = (app, d) => {
   }
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
-    if (f.q) continue;
+    if (f.queryable) continue;
     const ff = function (m) {
       if (new.target !== undefined) return fieldValue(app, d, f, arguments);
       if (f.type === 'embedded') return all()[f.name](m);
@@ -963,15 +980,15 @@ const buildModel = (app, d) => {
   }
   if (d.kind === 'profile' && !hasOwn(M, 'me')) defProp(M, 'me', { value: () => meQuery(app, d), enumerable: true });
   if (d.container !== null) {
-    defProp(M, d.ckey, { value: (c) => newQuery(d, baseQuery(d, idOf(c, d.container))), enumerable: true });
+    defProp(M, d.containerMember, { value: (c) => newQuery(d, baseQuery(d, idOf(c, d.container))), enumerable: true });
     defProp(M, 'any' + d.container, { value: () => { const st = baseQuery(d); st.any = true; return newQuery(d, st); }, enumerable: true });
   }
   // Inline embedded types: new Order.Contact()
   for (let i = 0; i < d.fields.length; i++) {
     const f = d.fields[i];
-    if (f.type === 'embedded' && apply(S_.indexOf, f.emb, ['.']) > 0) {
-      const local = apply(S_.slice, f.emb, [apply(S_.indexOf, f.emb, ['.']) + 1]);
-      if (!hasOwn(M, local)) defProp(M, local, { value: buildEmbeddedCtor(app, app.embedded.get(f.emb)), enumerable: true });
+    if (f.type === 'embedded' && apply(S_.indexOf, f.embedded, ['.']) > 0) {
+      const local = apply(S_.slice, f.embedded, [apply(S_.indexOf, f.embedded, ['.']) + 1]);
+      if (!hasOwn(M, local)) defProp(M, local, { value: buildEmbeddedCtor(app, app.embedded.get(f.embedded)), enumerable: true });
     }
   }
   // Its default form (docs/forms.md): Task.Form.submit(task). Not enumerable: views get theirs from the host.
@@ -998,7 +1015,7 @@ const fieldMeta = (ff, app, d, f) => {
     defProp(ff, 'isValidFileName', { value: (n) => isValidImageName(n), enumerable: true });
     defProp(ff, 'newPutUrl', { value: (n) => {
       if (!isValidImageName(n)) throw new OTypeError(d.name + '.' + f.name + '.newPutUrl(name) takes the name of a .png, .jpg or .gif file; check it with ' + d.name + '.' + f.name + '.isValidFileName(name) first');
-      return app.ch('iu', d.name, f.name);
+      return app.ch.imageUploadUrl(d.name, f.name);
     }, enumerable: true });
     defProp(ff, 'sizeMax', { value: 10485760, enumerable: true });
   }
@@ -1017,7 +1034,7 @@ const initValue = (app, d, f, container) => {
     const u = unitOfWork();
     const key = d.name + '|' + container;
     const mine = u.hier.get(key);
-    const v = mine !== undefined ? app.ch('hy', 'afterLast', mine) : app.ch('hl', d.name, container);
+    const v = mine !== undefined ? app.ch.hierarchyAfterLast(mine) : app.ch.positionAtEnd(d.name, container);
     if (isP(v)) return apply(then, v, [(x) => { u.hier.set(key, x); return x; }]);
     u.hier.set(key, v);
     return v;
@@ -1034,7 +1051,7 @@ const initValue = (app, d, f, container) => {
 };
 // A profile's user: .user(Me) stores the signed-in user's id (Me.id); an id as text is kept as is.
 const userValue = (f, v) => {
-  if (f.pf !== 'user' || v === null || typeof v !== 'object') return v;
+  if (f.profile !== 'user' || v === null || typeof v !== 'object') return v;
   const id = v.id;
   if (typeof id !== 'string' || id === '') throw new OTypeError('.user(Me) needs a signed-in user: this visitor is not signed in (check Me.linked)');
   return id;
@@ -1043,14 +1060,14 @@ const setField = (s, f, v) => {
   v = userValue(f, v);
   const stored = check(s.d, f, storeForm(f, v));
   if (s.st === 1 && f.type === 'uid' && stored === null) throw invalid(s.d.name, f.name, f.label + ' cannot be removed');
-  s.v[4 + f.i] = stored;
+  s.v[ROW.fields + f.i] = stored;
   if (s.from !== null) s.from.hide.delete(f.name);
   touch(s, f);
 };
 // A static document by id, read synchronously (the static channel answers from memory, with no unit of work).
 const staticRecord = (d, id) => {
   if (id === null || id === undefined) return null;
-  const rows = d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1 });
+  const rows = d.app.ch.query({ m: d.name, w: [['id', 'eq', id]], l: 1 });
   return rows.length ? makeInstance(d, rows[0], 1) : null;
 };
 const loadById = (d, id, required) => {
@@ -1058,14 +1075,14 @@ const loadById = (d, id, required) => {
   if (typeof id !== 'string') id = idOf(id, d.name);
   // A record of this request not written yet.
   const u = unitOfWork();
-  for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[0] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
-  return andThen(flush(false), () => andThen(d.app.ch('q', { m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
+  for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === d && u.pend[i].v[ROW.id] === id && u.pend[i].st !== 2) return instanceOfState(u.pend[i]);
+  return andThen(flush(false), () => andThen(d.app.ch.query({ m: d.name, w: [['id', 'eq', id]], l: 1, one: true }), (rows) => {
     if (!rows.length) { if (required) throw notFound(d.name); return null; }
     return makeInstance(d, rows[0], 1);
   }));
 };
 const instanceOfState = (s) => {
-  const inst = newRecordObject(s.d, s.v[0]);
+  const inst = newRecordObject(s.d, s.v[ROW.id]);
   RECORD_STATES.set(inst, s);
   return inst;
 };
@@ -1074,11 +1091,11 @@ const instanceOfState = (s) => {
 // A record as a plain object: the built-ins, then each field but protected ones, through field(app, f, value).
 const recordObject = (s, field) => {
   const d = s.d;
-  const o = { id: s.v[0], created: new LDate(s.v[1]), modified: new LDate(s.v[2]) };
-  for (let i = 0; i < d.fields.length; i++) {
+  const o = { id: s.v[ROW.id], created: new LDate(s.v[ROW.created]), modified: new LDate(s.v[ROW.modified]) };
+  for (let i = 0, at = ROW.fields; i < d.fields.length; i++, at++) {
     const f = d.fields[i];
     // With users, fields the visitor may not read are left out (like protected ones).
-    if (!f.prot && (!d.app.perm || mayReadState(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[4 + i]);
+    if (!f.isProtected && (!d.app.checksPermissions || mayReadState(d.app, d, f, s, false))) o[f.name] = field(d.app, f, s.v[at]);
   }
   return o;
 };
@@ -1131,8 +1148,8 @@ const outField = (app, f, v) => {
   if (v === null || v === undefined) return f.list !== undefined && f.list !== null ? [] : f.type === 'map' ? {} : null;
   switch (f.type) {
     case 'timestamp': return new LDate(v);
-    case 'markdown': return app.ch('md', v, f.rk);
-    case 'html': return f.rr ? app.ch('rh', v, f.rk) : v;
+    case 'markdown': return app.ch.markdown(v, f.richKey);
+    case 'html': return f.hostRendered ? app.ch.richHtml(v, f.richKey) : v;
     case 'geo': return { latitude: v.latitude, longitude: v.longitude };
     default: return v;
   }
@@ -1173,13 +1190,13 @@ const formInvalid = (key, messages, values) => {
 const submitForm = (app, key, inst) => {
   const note = isNotification(inst);
   if (!note && !RECORDS.has(inst)) throw new OTypeError('Form.submit(record) takes a record: Form.submit(new Task()), or Form.submit(task.get())');
-  return andThen(app.ch('fs', key, note ? nstate(inst).d.name : recordState(inst).d.name), (r) => {
-    if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
-    const pairs = r[1];
+  return andThen(app.ch.submitForm(key, note ? nstate(inst).d.name : recordState(inst).d.name), (r) => {
+    if (r[ANSWER.status] === ANSWER.refused) throw formInvalid(key, r[ANSWER.messages], r[ANSWER.texts]);
+    const pairs = r[ANSWER.values];
     try {
       for (let i = 0; i < pairs.length; i++) inst[pairs[i][0]] = pairs[i][1];
     } catch (e) {
-      if (isModelError(e, 2) && !FORMERR.has(e)) FORMERR.set(e, { key: key, values: r[2] });
+      if (isModelError(e, 2) && !FORMERR.has(e)) FORMERR.set(e, { key: key, values: r[ANSWER.texts] });
       throw e;
     }
     return undefined;
@@ -1188,13 +1205,13 @@ const submitForm = (app, key, inst) => {
 // A read form (Form.validate(), Form.get()) remembers its key and submitted texts, so that
 // Redirect….form(f) can carry them to the next step as a form state (docs/forms.md "In scripts and views at run time").
 const FORMREAD = slotMap();
-const readForm = (app, key, validate) => andThen(app.ch('fr', key, validate), (r) => {
-  if (r[0] === 2) throw formInvalid(key, r[1], r[2]);
+const readForm = (app, key, validate) => andThen(app.ch.readForm(key, validate), (r) => {
+  if (r[ANSWER.status] === ANSWER.refused) throw formInvalid(key, r[ANSWER.messages], r[ANSWER.texts]);
   const o = {};
-  const pairs = r[1];
+  const pairs = r[ANSWER.values];
   for (let i = 0; i < pairs.length; i++) o[pairs[i][0]] = pairs[i][1];
   defProp(o, 'submit', { value: (inst) => submitForm(app, key, inst) });
-  FORMREAD.set(o, { key: key, values: r[2] });
+  FORMREAD.set(o, { key: key, values: r[ANSWER.texts] });
   return freeze(o);
 });
 const makeFormType = (app, key, groups) => {
@@ -1232,7 +1249,7 @@ const viewValue = (v) => {
   if (RECORDS.has(v)) {
     const s = recordState(v), d = s.d;
     const o = recordObject(s, viewField);
-    if (d.container !== null && !hasOwn(o, d.ckey)) o[d.ckey] = makeLink(d.app, d.container, s.v[3]);
+    if (d.container !== null && !hasOwn(o, d.containerMember)) o[d.containerMember] = makeLink(d.app, d.container, s.v[ROW.container]);
     if (d.app.static) o.get = () => v;
     if (!d.app.static && !hasOwn(o, 'copyable')) o.copyable = v.copyable;
     return o;
@@ -1265,7 +1282,7 @@ const viewOp = (q, name, arg) => {
   return name === 'limit' ? q.limit(arg) : q[name]();
 };
 // A Markdown or html value on its way to a view: the host makes it a rich-text value (content/rich-text.ts)
-// with the renderer registered for the field (f.rk), which gives html(options), sections(), text().
+// with the renderer registered for the field (f.richKey), which gives html(options), sections(), text().
 const RICH = slotMap();
 class RichRef { constructor(text, key) { RICH.set(this, { text: text, key: key }); freeze(this); } }
 const viewField = (app, f, v) => {
@@ -1275,9 +1292,9 @@ const viewField = (app, f, v) => {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return { value: v };
     case 'link': return makeLink(app, f.model, v);
-    case 'html': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(v);
+    case 'html': return f.richKey !== null ? new RichRef(v, f.richKey) : new SafeHtml(v);
     case 'svg-icon': return new SafeHtml(v);
-    case 'markdown': return f.rk !== null ? new RichRef(v, f.rk) : new SafeHtml(app.ch('md', v));
+    case 'markdown': return f.richKey !== null ? new RichRef(v, f.richKey) : new SafeHtml(app.ch.markdown(v));
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return { latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude };
     default: return v;

@@ -12,3 +12,9 @@ interface Hierarchy { readonly app: App }
 
 // Set on a record's state once it is removed, or written for the first time (41-models.js).
 interface IState { wasStored?: boolean }
+
+// The host's side of the model channel (41-models.js App#ch): its methods, as bridges.
+type HostChannel = import('../channel.js').HostChannel;
+// The plain data an app's models are built from (41-models.js App), and the layouts of rows and writes.
+type ModelsDescriptor = import('../channel.js').ModelsDescriptor;
+type WriteOp = import('../records.js').WriteOp;
