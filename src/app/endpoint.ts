@@ -8,6 +8,7 @@ import mime from 'mime-types';
 import type { Code } from '../diag/index.js';
 import type { Method, ParamValue } from '../router/index.js';
 import type { RequestPermissions, SignedInUser } from '../auth/index.js';
+import type { ClientInfo } from '../shared/index.js';
 
 /** Who an endpoint runs as: its file decides the permission scope; `as` adds roles. */
 export interface EndpointPermit {
@@ -27,6 +28,11 @@ export interface RequestInfo {
   params: ParamValue[];
   /** Whether the client prefers JSON over HTML (Accept). */
   acceptsJson: boolean;
+  /**
+   * Who sent the request: address, scheme and host, after the trusted proxies (src/http/proxy.ts),
+   * worked out on first call. Absent (requests made without a connection): read `clientOf`.
+   */
+  client?: () => ClientInfo;
   /** The record id of each model-backed parameter (model-params.ts), once resolved. */
   paramIds?: ReadonlyMap<ParamValue, string>;
   /**
@@ -108,6 +114,13 @@ export interface Endpoint {
   /** Source directory the endpoint belongs to (for ⚡NotFound.html). */
   dir: string;
   handle(req: RequestInfo): Reply | Promise<Reply>;
+}
+
+/** The request's client (RequestInfo.client); without one, the `Host` header and plain HTTP. */
+export function clientOf(req: Pick<RequestInfo, 'client' | 'headers'>): ClientInfo {
+  if (req.client) return req.client();
+  const host = req.headers.host;
+  return { address: '', proto: 'http', host: typeof host === 'string' && /^[A-Za-z0-9.:\[\]-]+$/.test(host) ? host : '' };
 }
 
 /** Types worth compressing (text, and a few binary formats that are not compressed already). */

@@ -52,6 +52,9 @@ Options:
                      --allowed-host name (any other Host gets 403)
   --allowed-host NAME  with --dev (and dev): also answer requests for NAME (repeatable),
                      such as this machine's name on the network or a tunnel's
+  --trust-proxy LIST believe X-Forwarded-For, -Proto, -Host and Forwarded from these peers
+                     only: addresses and CIDR ranges, comma-separated, or "loopback"
+                     (default: $LANEWAY_TRUST_PROXY, else nobody; docs/deploy.md)
   --watch            reload the app when a file of DIR changes, or of a nested site or
                      local connector it uses, or the sources file (a reload with errors
                      prints them and keeps serving the last good version)
@@ -196,6 +199,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       'metrics-host': { type: 'string' },
       'metrics-port': { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
+      'trust-proxy': { type: 'string' },
     },
     paint.err,
   );
@@ -283,7 +287,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
   }
 
-  const { createLogger, createServer, HttpMetrics, normalizeAllowedHost, serveMetrics } = await import('../http/index.js');
+  const { createLogger, createServer, HttpMetrics, normalizeAllowedHost, serveMetrics, TrustedProxies } = await import('../http/index.js');
   // The development server's host rule (docs/security.md): this machine's names, --host and every --allowed-host.
   const allowedHosts: string[] = [];
   for (const name of values['allowed-host'] ?? []) {
@@ -296,6 +300,14 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
   if (allowedHosts.length > 0 && !values.dev) {
     io.err(usageError(command, '--allowed-host applies to the development server only (laneway dev, serve --dev): serve without --dev answers every Host', paint.err));
+    return USAGE_EXIT;
+  }
+  // Trusted proxies (docs/deploy.md "Behind a reverse proxy"): --trust-proxy, else $LANEWAY_TRUST_PROXY, else nobody.
+  const trustText = values['trust-proxy'] ?? process.env.LANEWAY_TRUST_PROXY ?? '';
+  const trustProxy = TrustedProxies.parse(trustText);
+  if ('error' in trustProxy) {
+    const from = values['trust-proxy'] !== undefined ? '--trust-proxy' : '$LANEWAY_TRUST_PROXY';
+    io.err(usageError(command, `${from}: ${trustProxy.error}; give addresses or CIDR ranges separated by commas (--trust-proxy 10.0.0.0/8,loopback)`, paint.err));
     return USAGE_EXIT;
   }
   const boundHost = values.host === undefined ? undefined : normalizeAllowedHost(values.host);
@@ -446,6 +458,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       watchdogMs: scaling.watchdogMs,
       metrics: scaling.metrics,
       ...(hostRule && { hostRule }),
+      ...(!trustProxy.empty && { trustProxy }),
       // SIGHUP: the app from its files again, and its data brought to the definitions, before new workers start.
       checkReload: async () => {
         let next: App;
@@ -480,6 +493,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const server = createServer(app, {
     log: logger,
     ...(hostRule && { hostRule }),
+    ...(!trustProxy.empty && { trustProxy }),
     ...(devTools && { devHooks: devTools.hooks, closeIdleOnStop: true }),
     ...(metrics && { observe: metrics.observe, platform: scaling.metrics.port === undefined ? { metrics: () => metrics.render() } : {} }),
   });

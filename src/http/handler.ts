@@ -20,7 +20,9 @@ import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
 import { checkCrossOrigin } from './cross-origin.js';
 import { prefersJson, withRequestId, writeError } from './error-page.js';
 import type { Logger } from './log.js';
+import type { ClientInfo } from '../shared/index.js';
 import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
+import { lazyClient, TrustedProxies } from './proxy.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -87,16 +89,18 @@ export interface DevHooks {
 
 /**
  * `streams`: where open event streams register their stopper while they are open (server.ts).
- * `devHooks`: development only (see DevHooks). `observe`: see RequestObserver.
+ * `devHooks`: development only (see DevHooks). `observe`: see RequestObserver. `trust`: the
+ * proxies whose forwarding headers are believed (proxy.ts; default: nobody).
  */
-export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>, devHooks?: DevHooks, observe?: RequestObserver): RequestHandler {
+export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>, devHooks?: DevHooks, observe?: RequestObserver, trust: TrustedProxies = TrustedProxies.none): RequestHandler {
   const bodyLimit = app.options.bodyLimit;
   const trustedOrigins: ReadonlySet<string> = new Set(app.settings.trustedOrigins);
   const eventSettings = app.settings.events;
 
-  function requestInfo(req: IncomingMessage, id: string, path: string, query: string, params: ParamValue[]): RequestInfo {
+  function requestInfo(req: IncomingMessage, id: string, path: string, query: string, params: ParamValue[], client: () => ClientInfo): RequestInfo {
     let body: Promise<Buffer> | undefined;
     return {
+      client,
       id,
       method: req.method ?? 'GET',
       path,
@@ -185,7 +189,13 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
   }
 
 
-  function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string): void {
+  /** The client address of the access log: after the trusted proxies, worked out only when logged. */
+  function logged(req: IncomingMessage, client: (() => ClientInfo) | undefined): string | undefined {
+    if (logger.format !== 'json') return undefined;
+    return client ? client().address : trust.empty ? req.socket?.remoteAddress?.replace(/^::ffff:(?=\d+\.)/i, '') : trust.client(req).address;
+  }
+
+  function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string, client?: () => ClientInfo): void {
     const status = err instanceof LanewayError ? err.status : 500;
     if (status >= 500) logger.error(err instanceof Error ? err.message : String(err), { id, method: req.method, path, stack: err instanceof Error ? err.stack : undefined });
     if (res.headersSent) {
@@ -200,7 +210,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (page?.type === 'body') sendBody(req, res, page.status, page.contentType, page.body, { headers: { ...page.headers, ...headers } });
       else writeError(req, res, error, headers);
     }
-    logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start });
+    logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start, client: logged(req, client) });
   }
 
   // Nested sites: requests under `prefix/` are answered by the child app's own request function.
@@ -208,7 +218,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
   const childHooks: DevHooks | undefined = devHooks && { decorate: devHooks.decorate };
   const children = app.mounts.map((m) => {
     const prefix = m.prefix.split('/').map(encodeURIComponent).join('/');
-    return { prefix, handle: createHandler(m.app, logger, streams, childHooks, observe && underMount(observe, prefix)) };
+    return { prefix, handle: createHandler(m.app, logger, streams, childHooks, observe && underMount(observe, prefix), trust) };
   });
 
   return function handle(req, res) {
@@ -224,7 +234,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     if (intercepted !== undefined) {
       const log = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
       if (typeof intercepted === 'number') log(intercepted);
-      else intercepted.then(log, (err) => fail(req, res, id, err, start, rawPath));
+      else intercepted.then(log, (err) => fail(req, res, id, err, start, rawPath, client));
       return;
     }
     for (let i = 0; i < children.length; i++) {
@@ -242,7 +252,9 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     }
     // The observer (RequestObserver: in-flight table, metrics) learns of requests this app answers.
     const seen = observe?.(id, method, rawPath, res);
-    const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
+    // Who sent it (proxy.ts), worked out when first asked for: a static file never asks.
+    const client = lazyClient(trust, req);
+    const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start, client: logged(req, client) });
     try {
       // 1. Path.
       const path = splitPath(rawPath);
@@ -253,7 +265,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       // 2. Cross-site writes.
       const headers = req.headers;
       if (method !== 'GET' && method !== 'HEAD') {
-        const verdict = checkCrossOrigin({ method, secFetchSite: headers['sec-fetch-site'], origin: headers.origin, host: headers.host }, trustedOrigins);
+        const verdict = checkCrossOrigin({ method, secFetchSite: headers['sec-fetch-site'], origin: headers.origin, host: trust.empty ? headers.host : client().host }, trustedOrigins);
         if (!verdict.allowed) {
           done(writeError(req, res, answers.crossOriginRefused(), { 'X-Request-Id': id }));
           return;
@@ -271,7 +283,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
               ? writeError(req, res, { status: a.status, message: a.error }, { ...a.headers, 'X-Request-Id': id })
               : sendBody(req, res, a.status, a.contentType, a.body, { headers: { ...a.headers, 'X-Request-Id': id } }),
           )
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+          .then(done, (err) => fail(req, res, id, err, start, rawPath, client));
         return;
       }
       // 2c. Sign-in and sign-out (app/auth.ts): POST to start, the provider's callback, sign-out.
@@ -279,7 +291,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (auth && rawPath.startsWith('/__/auth/')) {
         if (seen) seen.route = '/__/auth/';
         auth
-          .answer(method, rawPath, new URLSearchParams(query), headers)
+          .answer(method, rawPath, new URLSearchParams(query), headers, client())
           .then((a) => {
             if ('location' in a) {
               res.writeHead(303, { ...COMMON_HEADERS, ...a.headers, Location: a.location, 'X-Request-Id': id });
@@ -297,7 +309,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
             } else if (a.status >= 500) logger.error(`sign-in: ${a.error}`, { id, code: a.code });
             return writeError(req, res, { status: a.status, message: a.error }, { ...a.headers, 'Cache-Control': 'no-store', 'X-Request-Id': id });
           })
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+          .then(done, (err) => fail(req, res, id, err, start, rawPath, client));
         return;
       }
       // 3. Body size known in advance.
@@ -310,23 +322,23 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (match.kind === 'found') {
         if (seen) seen.route = match.value.pattern;
         // 5. Run. Fast path: endpoints with a ready Reply (static files) answer synchronously.
-        const info = requestInfo(req, id, path.key, query, match.params);
+        const info = requestInfo(req, id, path.key, query, match.params, client);
         if (match.value.kind === 'events' && !admitStream(req, res)) {
           const sent = sendReply(req, res, answers.tooManyStreams(), match.value.dir, info);
           if (!(sent instanceof Promise)) return done(sent);
-          sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
+          sent.then(done, (err) => fail(req, res, id, err, start, rawPath, client));
           return;
         }
         const result = match.value.handle(info);
         if (!(result instanceof Promise)) {
           const sent = sendReply(req, res, result, match.value.dir, info);
           if (!(sent instanceof Promise)) return done(sent);
-          sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
+          sent.then(done, (err) => fail(req, res, id, err, start, rawPath, client));
           return;
         }
         result
           .then((reply) => sendReply(req, res, reply, match.value.dir, info))
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+          .then(done, (err) => fail(req, res, id, err, start, rawPath, client));
         return;
       }
       if (match.kind === 'method') {
@@ -336,17 +348,17 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
           res.end();
           return done(204);
         }
-        const info = requestInfo(req, id, path.key, query, []);
+        const info = requestInfo(req, id, path.key, query, [], client);
         sendError(req, res, answers.methodNotAllowed(), '', info, { Allow: allow })
-          .then(done, (err) => fail(req, res, id, err, start, rawPath));
+          .then(done, (err) => fail(req, res, id, err, start, rawPath, client));
         return;
       }
-      const info = requestInfo(req, id, path.key, query, []);
+      const info = requestInfo(req, id, path.key, query, [], client);
       sendError(req, res, answers.notFound(), match.dir, info)
-        .then(done, (err) => fail(req, res, id, err, start, rawPath));
+        .then(done, (err) => fail(req, res, id, err, start, rawPath, client));
     } catch (err) {
       // 6. Unexpected.
-      fail(req, res, id, err, start, rawPath);
+      fail(req, res, id, err, start, rawPath, client);
     }
   };
 }

@@ -1,6 +1,7 @@
 /** Serving an App over HTTP. */
 export { createServer, type LanewayServer, type ServerOptions } from './server.js';
 export { normalizeAllowedHost } from './host-rule.js';
+export { TrustedProxies } from './proxy.js';
 export { createHandler, readBody, type ObservedRequest, type RequestHandler, type RequestObserver } from './handler.js';
 export { createLogger, type Logger, type LogFormat } from './log.js';
 export { prefersJson } from './error-page.js';
