@@ -111,12 +111,16 @@ Options:
                      (repeatable; also $LANEWAY_SOURCES; docs/connectors.md)
   --sources FILE     read the sources map from FILE (default: laneway.sources.yaml next
                      to DIR, in its parent directory, when it exists)`,
-  migrate: `Usage: laneway migrate DIR [--accept] [--data DIR] [--database URL]
+  migrate: `Usage: laneway migrate DIR [--accept] [--images] [--data DIR] [--database URL]
 
 Applies the model definitions of DIR to its database. Additive changes (new models, new
 optional fields, new indexes) are applied at every start anyway; changes that could lose or
 narrow data (a removed field, a changed type, a field made required) are listed, and applied
-only with --accept. Back up the data first (docs/data.md).`,
+only with --accept. Back up the data first (docs/data.md).
+
+  --images   on PostgreSQL: also copy the uploaded images of the images directory
+             ($LANEWAY_IMAGES_DIR, else the data directory's images/) into the database,
+             where they are kept by default (docs/images.md); safe to run again`,
   new: NEW_HELP,
   routes: `Usage: laneway routes DIR [--json]
 
@@ -200,6 +204,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       'metrics-port': { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       'trust-proxy': { type: 'string' },
+      images: { type: 'boolean' },
     },
     paint.err,
   );
@@ -215,6 +220,10 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   if (positionals.length !== 1) {
     const problem = positionals.length === 0 ? `give the directory of the app (laneway ${command} path/to/app)` : `expected one app directory, got ${positionals.length}: ${positionals.join(' ')}`;
     io.err(usageError(command, problem, paint.err));
+    return USAGE_EXIT;
+  }
+  if (values.images && command !== 'migrate') {
+    io.err(usageError(command, '--images belongs to laneway migrate (it copies the image files into the database)', paint.err));
     return USAGE_EXIT;
   }
   const dir = resolve(positionals[0]!);
@@ -382,6 +391,23 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     const applied = app.data?.store?.migration.applied ?? [];
     io.out(applied.length ? applied.map((c) => `${c.model}: ${c.description}`).join('\n') : 'the database matches the definitions');
     for (const n of app.data?.store?.notices ?? []) io.err(`laneway migrate: ${n}`);
+    if (values.images) {
+      // The image files of before, copied into the database (docs/images.md "Where the images are").
+      let exit = 0;
+      if (app.data?.store?.engine.dialect !== 'postgres') {
+        io.err('laneway migrate: --images copies images into a PostgreSQL database (--database postgres://…); on SQLite they stay in the images directory');
+        exit = 1;
+      } else {
+        const done = await app.data.importImages();
+        if (!done) io.out('images: the app has no image fields; nothing to copy');
+        else {
+          io.out(`images: ${done.copied} copied from ${done.from} into the database, ${done.present} there already`);
+          if (done.missing.length) io.err(`laneway migrate: images: ${done.missing.length} named by the image table are in neither place: ${done.missing.slice(0, 10).join(', ')}${done.missing.length > 10 ? ', …' : ''}`);
+        }
+      }
+      await closeAppData(app);
+      return exit;
+    }
     await closeAppData(app);
     return 0;
   }

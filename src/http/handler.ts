@@ -21,7 +21,7 @@ import { checkCrossOrigin } from './cross-origin.js';
 import { prefersJson, withRequestId, writeError } from './error-page.js';
 import type { Logger } from './log.js';
 import type { ClientInfo } from '../shared/index.js';
-import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
+import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect, sendStored } from './send.js';
 import { lazyClient, TrustedProxies } from './proxy.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -281,7 +281,9 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
           .then((a) =>
             'error' in a
               ? writeError(req, res, { status: a.status, message: a.error }, { ...a.headers, 'X-Request-Id': id })
-              : sendBody(req, res, a.status, a.contentType, a.body, { headers: { ...a.headers, 'X-Request-Id': id } }),
+              : 'image' in a
+                ? sendStored(req, res, a.contentType, a.image, a.etag, { ...a.headers, 'X-Request-Id': id })
+                : sendBody(req, res, a.status, a.contentType, a.body, { headers: { ...a.headers, 'X-Request-Id': id } }),
           )
           .then(done, (err) => fail(req, res, id, err, start, rawPath, client));
         return;
