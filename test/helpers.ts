@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { checkApp, closeAppData, loadApp, openAppData, type AppOptions } from '../src/app/index.js';
 import { formatDiagnostic } from '../src/diag/index.js';
 import type { DataOptions } from '../src/app/services/data.js';
-import { createServer } from '../src/http/index.js';
+import { createServer, TrustedProxies } from '../src/http/index.js';
 
 /** Files by app path (`/a/b.html`); a value `{ symlink: target }` makes a symbolic link. */
 export type AppFiles = Record<string, string | Buffer | { symlink: string }>;
@@ -63,12 +63,17 @@ export function rawRequest(port: number, method: string, path: string, headers: 
   });
 }
 
-/** Loads the app in `dir` (or writes `files` first) and serves it on 127.0.0.1, port 0. */
-export async function serve(files: AppFiles | string, options: AppOptions & { data?: DataOptions } = {}): Promise<Served> {
+/**
+ * Loads the app in `dir` (or writes `files` first) and serves it on 127.0.0.1, port 0.
+ * `trustProxy`: the text of `--trust-proxy`.
+ */
+export async function serve(files: AppFiles | string, options: AppOptions & { data?: DataOptions; trustProxy?: string } = {}): Promise<Served> {
   const dir = typeof files === 'string' ? files : writeApp(files);
   const app = loadApp(dir, options);
   await openAppData(app, options.data);
-  const server = createServer(app, { log: 'off' });
+  const trust = options.trustProxy === undefined ? undefined : TrustedProxies.parse(options.trustProxy);
+  if (trust && 'error' in trust) throw new Error(trust.error);
+  const server = createServer(app, { log: 'off', ...(trust && { trustProxy: trust }) });
   const { port, url } = await server.listen(0, '127.0.0.1');
   return {
     dir,

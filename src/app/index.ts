@@ -9,4 +9,4 @@ export * as answers from './endpoint/answers.js';
 export type { ErrorReply } from './endpoint/answers.js';
 export type { ErrorPage } from './request/endpoints.js';
 export type { DataOptions } from './services/data.js';
-export { openAppData, closeAppData, appHasData, storeChanges, enableDevSignIn, pingStores } from './load/stores.js';
+export { openAppData, closeAppData, appHasData, storeChanges, enableDevSignIn, pingStores, importAppImages } from './load/stores.js';

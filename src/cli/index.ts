@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { persistStylesheets } from '../assets/index.js';
-import { appHasData, BuildCache, checkApp, closeAppData, enableDevSignIn, loadApp, openAppData, storeChanges, type App } from '../app/index.js';
+import { appHasData, BuildCache, checkApp, closeAppData, enableDevSignIn, importAppImages, loadApp, openAppData, storeChanges, type App } from '../app/index.js';
 import { BuildError, CODES, formatDiagnostic, LanewayError, type Code, type Diagnostic } from '../diag/index.js';
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
@@ -52,6 +52,9 @@ Options:
                      --allowed-host name (any other Host gets 403)
   --allowed-host NAME  with --dev (and dev): also answer requests for NAME (repeatable),
                      such as this machine's name on the network or a tunnel's
+  --trust-proxy LIST believe X-Forwarded-For, -Proto, -Host and Forwarded from these peers
+                     only: addresses and CIDR ranges, comma-separated, or "loopback"
+                     (default: $LANEWAY_TRUST_PROXY, else nobody; docs/deploy.md)
   --watch            reload the app when a file of DIR changes, or of a nested site or
                      local connector it uses, or the sources file (a reload with errors
                      prints them and keeps serving the last good version)
@@ -112,12 +115,16 @@ Options:
                      (repeatable; also $LANEWAY_SOURCES; docs/connectors.md)
   --sources FILE     read the sources map from FILE (default: laneway.sources.yaml next
                      to DIR, in its parent directory, when it exists)`,
-  migrate: `Usage: laneway migrate DIR [--accept] [--data DIR] [--database URL]
+  migrate: `Usage: laneway migrate DIR [--accept] [--images] [--data DIR] [--database URL]
 
 Applies the model definitions of DIR to its database. Additive changes (new models, new
 optional fields, new indexes) are applied at every start anyway; changes that could lose or
 narrow data (a removed field, a changed type, a field made required) are listed, and applied
-only with --accept. Back up the data first (docs/data.md).`,
+only with --accept. Back up the data first (docs/data.md).
+
+  --images   on PostgreSQL: also copy the uploaded images of the images directory
+             ($LANEWAY_IMAGES_DIR, else the data directory's images/) into the database,
+             where they are kept by default (docs/images.md); safe to run again`,
   new: NEW_HELP,
   routes: `Usage: laneway routes DIR [--json]
 
@@ -201,6 +208,8 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       'metrics-port': { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       strict: { type: 'boolean' },
+      'trust-proxy': { type: 'string' },
+      images: { type: 'boolean' },
     },
     paint.err,
   );
@@ -216,6 +225,10 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   if (positionals.length !== 1) {
     const problem = positionals.length === 0 ? `give the directory of the app (laneway ${command} path/to/app)` : `expected one app directory, got ${positionals.length}: ${positionals.join(' ')}`;
     io.err(usageError(command, problem, paint.err));
+    return USAGE_EXIT;
+  }
+  if (values.images && command !== 'migrate') {
+    io.err(usageError(command, '--images belongs to laneway migrate (it copies the image files into the database)', paint.err));
     return USAGE_EXIT;
   }
   const dir = resolve(positionals[0]!);
@@ -288,7 +301,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
   }
 
-  const { createLogger, createServer, HttpMetrics, normalizeAllowedHost, serveMetrics } = await import('../http/index.js');
+  const { createLogger, createServer, HttpMetrics, normalizeAllowedHost, serveMetrics, TrustedProxies } = await import('../http/index.js');
   // The development server's host rule (docs/security.md): this machine's names, --host and every --allowed-host.
   const allowedHosts: string[] = [];
   for (const name of values['allowed-host'] ?? []) {
@@ -301,6 +314,14 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
   if (allowedHosts.length > 0 && !values.dev) {
     io.err(usageError(command, '--allowed-host applies to the development server only (laneway dev, serve --dev): serve without --dev answers every Host', paint.err));
+    return USAGE_EXIT;
+  }
+  // Trusted proxies (docs/deploy.md "Behind a reverse proxy"): --trust-proxy, else $LANEWAY_TRUST_PROXY, else nobody.
+  const trustText = values['trust-proxy'] ?? process.env.LANEWAY_TRUST_PROXY ?? '';
+  const trustProxy = TrustedProxies.parse(trustText);
+  if ('error' in trustProxy) {
+    const from = values['trust-proxy'] !== undefined ? '--trust-proxy' : '$LANEWAY_TRUST_PROXY';
+    io.err(usageError(command, `${from}: ${trustProxy.error}; give addresses or CIDR ranges separated by commas (--trust-proxy 10.0.0.0/8,loopback)`, paint.err));
     return USAGE_EXIT;
   }
   const boundHost = values.host === undefined ? undefined : normalizeAllowedHost(values.host);
@@ -375,6 +396,23 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     const { applied, notices } = storeChanges(app);
     io.out(applied.length ? applied.map((c) => `${c.model}: ${c.description}`).join('\n') : 'the database matches the definitions');
     for (const n of notices) io.err(`laneway migrate: ${n}`);
+    if (values.images) {
+      // The image files of before, copied into the database (docs/images.md "Where the images are").
+      let exit = 0;
+      const done = await importAppImages(app);
+      if (done === 'not-postgres') {
+        io.err('laneway migrate: --images copies images into a PostgreSQL database (--database postgres://…); on SQLite they stay in the images directory');
+        exit = 1;
+      } else {
+        if (!done) io.out('images: the app has no image fields; nothing to copy');
+        else {
+          io.out(`images: ${done.copied} copied from ${done.from} into the database, ${done.present} there already`);
+          if (done.missing.length) io.err(`laneway migrate: images: ${done.missing.length} named by the image table are in neither place: ${done.missing.slice(0, 10).join(', ')}${done.missing.length > 10 ? ', …' : ''}`);
+        }
+      }
+      await closeAppData(app);
+      return exit;
+    }
     await closeAppData(app);
     return 0;
   }
@@ -451,6 +489,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       watchdogMs: scaling.watchdogMs,
       metrics: scaling.metrics,
       ...(hostRule && { hostRule }),
+      ...(!trustProxy.empty && { trustProxy }),
       // SIGHUP: the app from its files again, and its data brought to the definitions, before new workers start.
       checkReload: async () => {
         let next: App;
@@ -485,6 +524,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const server = createServer(app, {
     log: logger,
     ...(hostRule && { hostRule }),
+    ...(!trustProxy.empty && { trustProxy }),
     ...(devTools && { devHooks: devTools.hooks, closeIdleOnStop: true }),
     ...(metrics && { observe: metrics.observe, platform: scaling.metrics.port === undefined ? { metrics: () => metrics.render() } : {} }),
   });

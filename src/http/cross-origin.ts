@@ -19,7 +19,7 @@ export interface CrossOriginHeaders {
   secFetchSite: string | undefined;
   /** The `Origin` header, undefined when absent. */
   origin: string | undefined;
-  /** The `Host` header, undefined when absent. */
+  /** The `Host` header (or a trusted proxy's X-Forwarded-Host: src/http/proxy.ts), undefined when absent. */
   host: string | undefined;
 }
 

@@ -19,6 +19,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { answers, EVENT_DEFAULTS, type App, type Reply, type RequestInfo } from '../app/index.js';
 import { allowHeader, splitPath, type ParamValue } from '../router/index.js';
+import type { ClientInfo } from '../shared/index.js';
 import { checkCrossOrigin } from './cross-origin.js';
 import { prefersJson } from './error-page.js';
 
@@ -29,6 +30,10 @@ export interface Exchange {
   /** The request target as sent: the path, and `?` and the query when there is one. */
   url: string;
   headers: IncomingHttpHeaders;
+  /** Who sent the request (proxy.ts), worked out on first call. */
+  client?: () => ClientInfo;
+  /** Whether `client` comes from a trusted proxy's headers (else it is the connection and `Host`). */
+  forwarded?: boolean;
   /** Reads the body, at most `limit` bytes (rejects with a 413 LanewayError past it). */
   readBody(limit: number): Promise<Buffer>;
   /** Calls `listener` once the connection closes (the count of open event streams). */
@@ -93,7 +98,8 @@ export function dispatch(app: App, ex: Exchange, mounted = ''): Dispatched {
   const method = ex.method;
   const headers = ex.headers;
   if (method !== 'GET' && method !== 'HEAD') {
-    const verdict = checkCrossOrigin({ method, secFetchSite: headers['sec-fetch-site'], origin: headers.origin, host: headers.host }, state.trustedOrigins);
+    const host = ex.forwarded && ex.client ? ex.client().host : headers.host;
+    const verdict = checkCrossOrigin({ method, secFetchSite: headers['sec-fetch-site'], origin: headers.origin, host }, state.trustedOrigins);
     if (!verdict.allowed) return { reply: answers.crossOriginRefused(), app, request: requestOf(app, ex, path.key, query, []) };
   }
   // 4. Route.
@@ -132,6 +138,7 @@ function requestOf(app: App, ex: Exchange, path: string, query: string, params: 
   let body: Promise<Buffer> | undefined;
   const limit = app.options.bodyLimit;
   return {
+    ...(ex.client && { client: ex.client }),
     id: ex.id,
     method: ex.method,
     path,
@@ -162,7 +169,7 @@ function notFoundPage(app: App, dir: string, request: RequestInfo, reply: Reply 
   const page = app.notFoundPage(dir);
   if (!page) return reply;
   // The page runs as a request of its own: not with what the endpoint's steps gave the request.
-  const { id, method, path, query, headers, params, acceptsJson, readBody } = request;
-  return page.render({ id, method, path, query, headers, params, acceptsJson, readBody });
+  const { client, id, method, path, query, headers, params, acceptsJson, readBody } = request;
+  return page.render({ ...(client && { client }), id, method, path, query, headers, params, acceptsJson, readBody });
 }
 

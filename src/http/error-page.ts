@@ -71,7 +71,7 @@ function pageOf(status: number, message: string): Buffer {
  * `X-Request-Id` added; other replies as they are. Replies of type 'error' get it in sendError.
  */
 export function withRequestId(reply: Reply, id: string): Reply {
-  if (reply.type === 'error' || reply.type === 'redirect' || (reply.status ?? 200) < 400) return reply;
+  if (reply.type === 'error' || reply.type === 'redirect' || reply.type === 'stored' || (reply.status ?? 200) < 400) return reply;
   return { ...reply, headers: { ...reply.headers, 'X-Request-Id': id } };
 }
 

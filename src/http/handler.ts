@@ -16,7 +16,9 @@ import { LanewayError } from '../diag/index.js';
 import { dispatch, type Dispatched } from './dispatch.js';
 import { prefersJson, withRequestId, writeError } from './error-page.js';
 import type { Logger } from './log.js';
-import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect } from './send.js';
+import type { ClientInfo } from '../shared/index.js';
+import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect, sendStored } from './send.js';
+import { lazyClient, TrustedProxies } from './proxy.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -68,9 +70,16 @@ export interface DevHooks {
 
 /**
  * `streams`: where open event streams register their stopper while they are open (server.ts).
- * `devHooks`: development only (see DevHooks). `observe`: see RequestObserver.
+ * `devHooks`: development only (see DevHooks). `observe`: see RequestObserver. `trust`: the
+ * proxies whose forwarding headers are believed (proxy.ts; default: nobody).
  */
-export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>, devHooks?: DevHooks, observe?: RequestObserver): RequestHandler {
+export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>, devHooks?: DevHooks, observe?: RequestObserver, trust: TrustedProxies = TrustedProxies.none): RequestHandler {
+  /** The client address of the access log: after the trusted proxies, worked out only when logged. */
+  function logged(req: IncomingMessage, client: (() => ClientInfo) | undefined): string | undefined {
+    if (logger.format !== 'json') return undefined;
+    return client ? client().address : trust.empty ? req.socket?.remoteAddress?.replace(/^::ffff:(?=\d+\.)/i, '') : trust.client(req).address;
+  }
+
   /** Step 2's second half: development's last touch, then the reply on the wire. */
   function sendReply(req: IncomingMessage, res: ServerResponse, d: Dispatched, reply: Reply): number | Promise<number> {
     // Development (DevHooks): the live-reload client on pages, the overlay for errors.
@@ -79,7 +88,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     return send(req, res, reply, d.request.id, { streams, events: d.app.settings.events });
   }
 
-  function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string): void {
+  function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string, client?: () => ClientInfo): void {
     const status = err instanceof LanewayError ? err.status : 500;
     if (status >= 500) logger.error(err instanceof Error ? err.message : String(err), { id, method: req.method, path, stack: err instanceof Error ? err.stack : undefined });
     if (res.headersSent) {
@@ -94,7 +103,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (page?.type === 'body') sendBody(req, res, page.status, page.contentType, page.body, { headers: { ...page.headers, ...headers } });
       else writeError(req, res, error, headers);
     }
-    logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start });
+    logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start, client: logged(req, client) });
   }
 
   return function handle(req, res) {
@@ -115,22 +124,24 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     }
     // 1 (continued). The observer (RequestObserver: in-flight table, metrics) learns of the request.
     const seen = observe?.(id, method, rawPath, res);
+    // Who sent it (proxy.ts), worked out when first asked for: a static file never asks.
+    const client = lazyClient(trust, req);
     // 4. The access log line.
-    const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
+    const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start, client: logged(req, client) });
     try {
       // 2. Dispatch, then send.
-      const d = dispatch(app, { id, method, url, headers: req.headers, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), ...(seen && { seen }) });
+      const d = dispatch(app, { id, method, url, headers: req.headers, client, forwarded: !trust.empty, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), ...(seen && { seen }) });
       const reply = d.reply;
       if (!(reply instanceof Promise)) {
         const sent = sendReply(req, res, d, reply);
         if (!(sent instanceof Promise)) return done(sent);
-        sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
+        sent.then(done, (err) => fail(req, res, id, err, start, rawPath, client));
         return;
       }
-      reply.then((r) => sendReply(req, res, d, r)).then(done, (err) => fail(req, res, id, err, start, rawPath));
+      reply.then((r) => sendReply(req, res, d, r)).then(done, (err) => fail(req, res, id, err, start, rawPath, client));
     } catch (err) {
       // 3. Unexpected.
-      fail(req, res, id, err, start, rawPath);
+      fail(req, res, id, err, start, rawPath, client);
     }
   };
 }
@@ -158,6 +169,8 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply, id
       // A server error's page names the request id the log line has, when its message does not
       // already (docs/cli.md "`laneway dev DIR`").
       return writeError(req, res, reply, { ...reply.headers, 'X-Request-Id': id }, id);
+    case 'stored':
+      return sendStored(req, res, reply.contentType, reply.stored, reply.etag, { ...reply.headers, 'X-Request-Id': id });
     case 'events':
       return sendEvents(req, res, reply, options.streams, options.events);
   }

@@ -1,6 +1,7 @@
 /** Serving an App over HTTP. */
 export { createServer, type LanewayServer, type ServerOptions } from './server.js';
 export { normalizeAllowedHost } from './host-rule.js';
+export { TrustedProxies } from './proxy.js';
 export { createHandler, readBody, send, type ObservedRequest, type RequestHandler, type RequestObserver } from './handler.js';
 export { dispatch, type Dispatched, type Exchange } from './dispatch.js';
 export { inject, type InjectRequest, type InjectResponse } from './inject.js';

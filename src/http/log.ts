@@ -11,7 +11,7 @@
  * `laneway check` prints them.
  *
  * JSON lines: `{"time", "type", …}` with `type` one of `access` (`id`, `method`, `path`,
- * `status`, `ms`), `listening` (`message`, `url`, `host`, `port`), `info`, `warning` and `error`
+ * `status`, `ms`, `client`: the client's address, after the trusted proxies), `listening` (`message`, `url`, `host`, `port`), `info`, `warning` and `error`
  * (`message` and the fields given; a build problem adds `code`, `file`, `line`, `column`).
  * Access, info and startup lines go to standard output; warnings and errors to standard error.
  */
@@ -22,7 +22,8 @@ export type LogFormat = 'pretty' | 'json' | 'off';
 /** What the request function logs. */
 export interface Logger {
   readonly format: LogFormat;
-  access(entry: { id: string; method: string; path: string; status: number; ms: number }): void;
+  /** `client`: the client's address (after the trusted proxies), given in JSON lines only. */
+  access(entry: { id: string; method: string; path: string; status: number; ms: number; client?: string | undefined }): void;
   error(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
 }

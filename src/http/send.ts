@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync } from 'node:zlib';
 import type { Asset } from '../app/index.js';
@@ -186,6 +187,51 @@ export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asse
   headers['Content-Length'] = body.length;
   res.writeHead(status, headers);
   res.end(req.method === 'HEAD' ? undefined : body);
+  return status;
+}
+
+/**
+ * Sends bytes read in pieces (an uploaded image, from its file or from the database): its ETag
+ * with 304 for a matching If-None-Match, one byte range (206, 416; If-Range by ETag), HEAD without
+ * reading anything. The pieces are written as they come, never gathered in memory.
+ */
+export function sendStored(
+  req: IncomingMessage,
+  res: ServerResponse,
+  contentType: string,
+  stored: { size: number; read(start?: number, end?: number): AsyncIterable<Buffer> },
+  etag: string,
+  extra: Record<string, string>,
+): number {
+  const headers: OutgoingHttpHeaders = { ...COMMON_HEADERS, 'Content-Type': contentType, ETag: etag, 'Accept-Ranges': 'bytes', ...extra };
+  if (etagMatches(req.headers['if-none-match'], etag)) {
+    delete headers['Content-Type'];
+    res.writeHead(304, headers);
+    res.end();
+    return 304;
+  }
+  const size = stored.size;
+  const ifRange = req.headers['if-range'];
+  const range = req.headers.range === undefined || (ifRange !== undefined && ifRange !== etag) ? undefined : parseRange(req.headers.range, size);
+  if (range === 'unsatisfiable') {
+    delete headers['Content-Type'];
+    headers['Content-Range'] = `bytes */${size}`;
+    headers['Content-Length'] = 0;
+    res.writeHead(416, headers);
+    res.end();
+    return 416;
+  }
+  const status = range ? 206 : 200;
+  if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${size}`;
+  headers['Content-Length'] = range ? range.end - range.start + 1 : size;
+  res.writeHead(status, headers);
+  if (req.method === 'HEAD' || size === 0) {
+    res.end();
+    return status;
+  }
+  const stream = Readable.from(range ? stored.read(range.start, range.end) : stored.read());
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
   return status;
 }
 

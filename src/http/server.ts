@@ -12,6 +12,7 @@ import { createHandler, nextRequestId, type DevHooks, type RequestObserver, type
 import { createPlatformRoutes, type PlatformOptions } from './health.js';
 import { createHostRule } from './host-rule.js';
 import { createLogger, type Logger, type LogFormat } from './log.js';
+import type { TrustedProxies } from './proxy.js';
 
 export interface ServerOptions {
   log?: LogFormat | Logger;
@@ -41,6 +42,11 @@ export interface ServerOptions {
    * `command`: the name its message starts with.
    */
   hostRule?: { allowed: readonly string[]; command: string };
+  /**
+   * The proxies whose forwarding headers are believed (`--trust-proxy`, proxy.ts); default:
+   * nobody, and the client is the connection's peer.
+   */
+  trustProxy?: TrustedProxies;
 }
 
 export interface LanewayServer {
@@ -115,7 +121,7 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
   const logger = typeof options.log === 'object' ? options.log : createLogger(options.log ?? 'pretty');
   // Open event streams, ended at once by close() rather than waited for.
   const streams = new Set<StreamStopper>();
-  let handler = createHandler(app, logger, streams, options.devHooks, options.observe);
+  let handler = createHandler(app, logger, streams, options.devHooks, options.observe, options.trustProxy);
   let current = app;
   // The requests that started on the app served now: `replace` waits for them to finish.
   let served = new InFlight();
@@ -170,7 +176,7 @@ export function createServer(app: App, options: ServerOptions = {}): LanewayServ
     logger,
     replace(next) {
       current = next;
-      handler = createHandler(next, logger, streams, options.devHooks, options.observe);
+      handler = createHandler(next, logger, streams, options.devHooks, options.observe, options.trustProxy);
       void precompressAssets(takeFreshAssets());
       const previous = served;
       served = new InFlight();

@@ -16,8 +16,9 @@
  * of a strict form (`UPLOAD_ID`, `RESULT_NAME`) become paths.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { ImageStore, StoredImage } from './store.js';
 
 /** What an upload id looks like (ids are made by the server, e.g. random base64url). */
 export const UPLOAD_ID = /^[A-Za-z0-9_-]{10,64}$/;
@@ -85,12 +86,16 @@ async function listNamed(dir: string, pattern: RegExp): Promise<Array<{ name: st
   return found;
 }
 
-export class ImageFiles {
+export class ImageFiles implements ImageStore {
   /** The directory, absolute. */
   readonly dir: string;
 
   constructor(dir: string) {
     this.dir = path.resolve(dir);
+  }
+
+  get where(): string {
+    return `the directory ${this.dir}`;
   }
 
   private get uploadsDir(): string {
@@ -160,6 +165,23 @@ export class ImageFiles {
   /** The absolute path of a processed image, for a name of the exact form RESULT_NAME only. */
   resultPath(name: string): string | undefined {
     return typeof name === 'string' && RESULT_NAME.test(name) ? this.resultFile(name) : undefined;
+  }
+
+  /** A processed image, read from its file in pieces (undefined when there is no such file). */
+  async openResult(name: string): Promise<StoredImage | undefined> {
+    const file = this.resultPath(name);
+    if (!file) return undefined;
+    let size: number;
+    try {
+      size = (await fs.stat(file)).size;
+    } catch (e) {
+      if (isMissing(e)) return undefined;
+      throw e;
+    }
+    return {
+      size,
+      read: (start = 0, end = size - 1) => createReadStream(file, { start, end, highWaterMark: 256 * 1024 }),
+    };
   }
 
   private resultFile(name: string): string {

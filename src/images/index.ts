@@ -3,12 +3,13 @@
  * and checking its file name (sniff.ts); turning it into the image the app serves, upright,
  * without metadata, at most 1000 pixels on its longest side and under 500 KB, with decompression
  * bombs refused before decoding (process.ts); and the files on disk, uploads by id and processed
- * images by the SHA-256 of their bytes (files.ts). Over it, in the app's store: the image table
+ * images by the SHA-256 of their bytes (files.ts), or the same in PostgreSQL, in chunks
+ * (database.ts; both behind store.ts). Over it, in the app's store: the image table
  * (table.ts) and the worker that processes attached uploads (worker.ts).
  *
  * Wiring, for the server: refuse a body over UPLOAD_MAX_BYTES, `saveUpload(id, bytes)`, then
  * `processImage(bytes)` and `saveResult(data, format)` (an ImageError is the client's fault: a 4xx);
- * serve `resultPath(name)`, and sweep `listUploads()` now and then.
+ * serve `openResult(name)`, and sweep `listUploads()` now and then.
  */
 export { sniffImage, isValidImageFileName, UPLOAD_MAX_BYTES, type ImageFormat } from './sniff.js';
 export {
@@ -20,6 +21,9 @@ export {
   type ProcessedImage,
 } from './process.js';
 export { ImageFiles, UPLOAD_ID, RESULT_NAME } from './files.js';
+export { type ImageStore, type StoredImage } from './store.js';
+export { openImageStore, imagesDirectory, importImageFiles, type ImageStoreOptions } from './open.js';
+export { DatabaseImages, ensureImageStoreTables, copyImageFiles, CHUNK_BYTES, IMAGE_OBJECT_TABLE, IMAGE_CHUNK_TABLE, type ImportResult } from './database.js';
 
 // In the app's store: the image table and the worker that processes attached uploads.
 export { ensureImageTables, insertUpload, attachImages, readImage, IMAGE_TABLE, type ImageRow } from './table.js';

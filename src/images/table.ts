@@ -1,6 +1,6 @@
 /**
  * The images of an app in its store: one table, `lw__image`, with a row per upload (docs/images.md
- * "Where the files are"). The bytes live in files (files.ts); the row says whose they are and where
+ * "Where the images are"). The bytes live in files (files.ts) or in the database (database.ts); the row says whose they are and where
  * they stand:
  *
  * | column        | meaning                                                                   |

@@ -27,7 +27,7 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Passes } from '../shared/index.js';
 import type { Engine } from '../store/index.js';
-import type { ImageFiles } from './files.js';
+import type { ImageStore } from './store.js';
 import { ImageError, processImage } from './process.js';
 import { imageSql, type ImageSql } from './table.js';
 
@@ -121,7 +121,7 @@ export interface ImageWorkerOptions {
 
 export class ImageWorker {
   readonly #engine: Engine;
-  readonly #files: ImageFiles;
+  readonly #files: ImageStore;
   readonly #log: ImageLog;
   readonly #now: () => number;
   readonly #t: ImageTimings;
@@ -133,7 +133,7 @@ export class ImageWorker {
   #lastSweep = -Infinity;
   #lastError: string | undefined;
 
-  constructor(engine: Engine, files: ImageFiles, options: ImageWorkerOptions) {
+  constructor(engine: Engine, files: ImageStore, options: ImageWorkerOptions) {
     this.#engine = engine;
     this.#files = files;
     this.#log = options.log;
@@ -242,7 +242,7 @@ export class ImageWorker {
     const bytes = await this.#files.readUpload(id);
     if (!bytes) {
       await renew(this.#t.missingMs);
-      this.#log.error(`images: the upload ${id} is not in ${this.#files.dir} on this instance; with several instances, every one must share that directory (docs/images.md)`, { code: 'LW_IMAGE_STORE', id });
+      this.#log.error(`images: the upload ${id} is not in ${this.#files.where} on this instance; with several instances, every one must share the images directory, or keep the images in the database (docs/images.md)`, { code: 'LW_IMAGE_STORE', id });
       return;
     }
     if (this.#testHold && existsSync(this.#testHold)) {

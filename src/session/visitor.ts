@@ -8,7 +8,7 @@
  * unknown `sid` is simply a fresh visitor, never an error. Nothing about the visitor is kept in
  * this process: the state lives in the store (VisitorStore).
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { ClientInfo } from '../shared/index.js';
 import { FORM_TTL_MS, type Flash, type FlashMessage, type FormState, type VisitorStore } from './store.js';
 import { randomId, type Signer } from './tokens.js';
 import type { Writer } from '../store/index.js';
@@ -30,11 +30,13 @@ export interface ScriptCookie {
   invalidate?: boolean;
 }
 
-/** Whether cookies of this request may be `Secure`: HTTPS (as a proxy says), or localhost (browsers accept them there). */
-export function secureContext(headers: IncomingHttpHeaders): boolean {
-  const proto = headers['x-forwarded-proto'];
-  if (typeof proto === 'string' && proto.split(',')[0]!.trim().toLowerCase() === 'https') return true;
-  const host = String(headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+/**
+ * Whether cookies of this request may be `Secure`: HTTPS (the connection's, or a trusted proxy's
+ * word: src/http/proxy.ts), or localhost (browsers accept them there).
+ */
+export function secureContext(client: Pick<ClientInfo, 'proto' | 'host'>): boolean {
+  if (client.proto === 'https') return true;
+  const host = client.host.toLowerCase().replace(/:\d+$/, '');
   return host === 'localhost' || host.endsWith('.localhost') || host === '127.0.0.1' || host === '[::1]';
 }
 

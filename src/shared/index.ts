@@ -9,3 +9,4 @@ export { cookieNameProblem } from './cookie-name.js';
 export { Passes } from './passes.js';
 export { slots, bare, BARE, type Slots } from './slots.js';
 export { yamlToJS, YAML_MAX_ALIASES } from './yaml.js';
+export { type ClientInfo } from './client.js';

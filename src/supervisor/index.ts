@@ -54,6 +54,8 @@ export interface SupervisedServeOptions {
   listenFailed(err: unknown): void | Promise<void>;
   /** `serve --dev`: the development server's host rule, applied by each worker (src/http/host-rule.ts). */
   hostRule?: WorkerOptions['hostRule'];
+  /** `--trust-proxy`: the proxies each worker believes (src/http/proxy.ts). */
+  trustProxy?: WorkerOptions['trustProxy'];
 }
 
 /** Serves as the primary or as a worker, whichever this process is; resolves to the exit code. */
@@ -67,6 +69,7 @@ export async function serveSupervised(options: SupervisedServeOptions): Promise<
       watchdogMs: options.watchdogMs,
       metrics: { enabled: options.metrics.enabled, public: options.metrics.enabled && options.metrics.port === undefined },
       ...(options.hostRule && { hostRule: options.hostRule }),
+      ...(options.trustProxy && { trustProxy: options.trustProxy }),
     });
   }
   // The primary serves nothing: the data was opened to check it (and migrate once); the workers open their own.

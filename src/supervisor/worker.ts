@@ -60,6 +60,8 @@ export interface WorkerOptions {
   metrics: { enabled: boolean; public: boolean };
   /** `serve --dev`: see ServerOptions.hostRule. */
   hostRule?: ServerOptions['hostRule'];
+  /** `--trust-proxy`: see ServerOptions.trustProxy. */
+  trustProxy?: ServerOptions['trustProxy'];
 }
 
 /** The settings of this worker, from WORKER_ENV. */
@@ -108,7 +110,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
       send({ lw: 'metrics', n });
     });
 
-  const server = createServer(app, { log: logger, observe, platform: options.metrics.public ? { metrics: allWorkers } : {}, ...(options.hostRule && { hostRule: options.hostRule }) });
+  const server = createServer(app, { log: logger, observe, platform: options.metrics.public ? { metrics: allWorkers } : {}, ...(options.hostRule && { hostRule: options.hostRule }), ...(options.trustProxy && { trustProxy: options.trustProxy }) });
   const take = server.takeConnections();
   const watchdog = startWatchdog({ thresholdMs: options.watchdogMs, table });
   let stop = () => {};

@@ -106,19 +106,22 @@ describe('docs/deploy.md (deployment kit sections)', () => {
     assert.match(caddy, /max_size 11MB/);
   });
 
-  it('what it says Laneway takes from X-Forwarded-Proto: the first value, from anyone', async () => {
-    const s = await serve({
+  it('what it says Laneway takes from X-Forwarded-Proto: nothing from anyone by default; from a trusted proxy, its value', async () => {
+    const files = {
       '/📦/🌐Note.yaml': 'title: string\n',
       '/index.html': "<!--TEMPLATE mustache-->\n{{% import {Note} from '📦' }}\n{{#Note.Form.view as form}}<form action=\"/n?_form={{form.id}}\"></form>{{/Note.Form.view}}\n",
-    });
-    try {
-      const sid = async (headers: Record<string, string>) => setCookies(await new TestVisitor(s.port, 'guestbook.example.com').get('/', headers)).find((c) => c.startsWith('sid='))!;
-      assert.doesNotMatch(await sid({}), /; Secure/);
-      assert.match(await sid({ 'X-Forwarded-Proto': 'https' }), /; Secure/);
-      assert.match(await sid({ 'X-Forwarded-Proto': 'https, http' }), /; Secure/, 'the first value decides');
-      assert.doesNotMatch(await sid({ 'X-Forwarded-Proto': 'http, https' }), /; Secure/);
-    } finally {
-      await s.close();
+    };
+    for (const trustProxy of [undefined, '127.0.0.1']) {
+      const s = await serve(files, trustProxy ? { trustProxy } : {});
+      try {
+        const sid = async (headers: Record<string, string>) => setCookies(await new TestVisitor(s.port, 'guestbook.example.com').get('/', headers)).find((c) => c.startsWith('sid='))!;
+        assert.doesNotMatch(await sid({}), /; Secure/);
+        if (trustProxy) assert.match(await sid({ 'X-Forwarded-Proto': 'https' }), /; Secure/);
+        else assert.doesNotMatch(await sid({ 'X-Forwarded-Proto': 'https' }), /; Secure/, 'nobody is trusted by default');
+        assert.doesNotMatch(await sid({ 'X-Forwarded-Proto': 'http' }), /; Secure/);
+      } finally {
+        await s.close();
+      }
     }
   });
 

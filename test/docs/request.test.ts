@@ -13,7 +13,7 @@ import { runHttpExamples } from './http-examples.js';
 runHttpExamples('request.md', { minExchanges: 15 });
 
 describe('docs/request.md: what the page says besides its examples', () => {
-  it('Request: always http:, the decoded path, and in a nested site the path inside the site', async () => {
+  it('Request: http: from a peer not trusted (whatever it forwards), the decoded path, and in a nested site the path inside the site', async () => {
     const where = "import {Request} from '🔗'\n({url: Request.url, base: Request.base})\n";
     const child = writeApp({ '/about/GET.js': where });
     const s = await serve({ '/files/{name}/🔗.yaml': 'feature: any\n', '/files/{name}/GET.js': where, '/🔌store.yaml': `source: ${child}\n` });

@@ -93,12 +93,14 @@ async function sql(engine: string, data: string, url: string | undefined, text: 
 for (const engine of ENGINES) {
   describe(`images across kills and restarts (${engine.name})`, () => {
     /** The app's files and data, and a server on them (`--workers 1`: one process on PostgreSQL too, unless told). */
-    const setup = async () => {
+    // `filesOnPostgres`: the images in a directory (LANEWAY_IMAGES_DIR) rather than in the database.
+    const setup = async (filesOnPostgres = false) => {
       const dir = writeApp(APP, temporaryDir('laneway-images-app-'));
       const data = temporaryDir('laneway-images-data-');
       const url = (await engine.data()).databaseUrl;
       const hold = join(data, 'hold');
-      const start = (workers = 1) => serve(dir, ['--workers', String(workers), '--data', data], { ...(url ? { DATABASE_URL: url } : {}), NODE_ENV: 'test', [TEST_HOLD_ENV]: hold });
+      const imagesDir: Record<string, string> = filesOnPostgres && url ? { LANEWAY_IMAGES_DIR: join(data, 'images') } : {};
+      const start = (workers = 1) => serve(dir, ['--workers', String(workers), '--data', data], { ...(url ? { DATABASE_URL: url } : {}), ...imagesDir, NODE_ENV: 'test', [TEST_HOLD_ENV]: hold });
       return { data, url, hold, start };
     };
 
@@ -157,8 +159,8 @@ for (const engine of ENGINES) {
     });
 
     it('the next start sweeps what killed uploads left: orphan and finished upload files, temporary files, unattached uploads; after a day only', async () => {
-      // No hold file: images are processed at once.
-      const { data, url: databaseUrl, start } = await setup();
+      // No hold file: images are processed at once. On PostgreSQL, in the directory LANEWAY_IMAGES_DIR names.
+      const { data, url: databaseUrl, start } = await setup(true);
       const first = await start();
       const unattached = await upload(first);
       const attached = await upload(first);

@@ -150,12 +150,20 @@ for (const engine of ENGINES) {
       assert.match((await v.get('/')).text, /Added Real/, 'the real session still has its message');
     });
 
-    it('Secure only on HTTPS (as a proxy says) and localhost', async () => {
+    it('Secure only on HTTPS (as a trusted proxy says) and localhost', async () => {
       const other = new TestVisitor(s.port, 'example.test');
       const plain = await other.post('/add', { who: 'x' });
       assert.ok(setCookies(plain).some((c) => c.startsWith('sid=') && !/Secure/.test(c)));
-      const proxied = await other.request('POST', '/add', 'who=y', { 'X-Forwarded-Proto': 'https' });
-      assert.ok(setCookies(proxied).length === 0 || setCookies(proxied).every((c) => /Secure/.test(c)));
+      // No proxy is trusted here: a client's own X-Forwarded-Proto is not believed.
+      const spoofed = await new TestVisitor(s.port, 'example.test').post('/add', { who: 'y' }, { 'X-Forwarded-Proto': 'https' });
+      assert.ok(setCookies(spoofed).some((c) => c.startsWith('sid=') && !/Secure/.test(c)));
+      const behind = await serve(APP, { data: await engine.data(), trustProxy: 'loopback' });
+      try {
+        const proxied = await new TestVisitor(behind.port, 'example.test').post('/add', { who: 'z' }, { 'X-Forwarded-Proto': 'https' });
+        assert.ok(setCookies(proxied).some((c) => c.startsWith('sid=')) && setCookies(proxied).every((c) => /Secure/.test(c)));
+      } finally {
+        await behind.close();
+      }
     });
   });
 }

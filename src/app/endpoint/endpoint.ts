@@ -8,6 +8,7 @@ import mime from 'mime-types';
 import type { Code } from '../../diag/index.js';
 import type { Method, ParamValue } from '../../router/index.js';
 import type { RequestPermissions, SignedInUser } from '../../auth/index.js';
+import type { ClientInfo } from '../../shared/index.js';
 
 /** Who an endpoint runs as: its file decides the permission scope; `as` adds roles. */
 export interface EndpointPermit {
@@ -27,6 +28,11 @@ export interface RequestInfo {
   params: ParamValue[];
   /** Whether the client prefers JSON over HTML (Accept). */
   acceptsJson: boolean;
+  /**
+   * Who sent the request: address, scheme and host, after the trusted proxies (src/http/proxy.ts),
+   * worked out on first call. Absent (requests made without a connection): read `clientOf`.
+   */
+  client?: () => ClientInfo;
   /** The record id of each model-backed parameter (model-params.ts), once resolved. */
   paramIds?: Map<ParamValue, string>;
   /**
@@ -61,6 +67,11 @@ export type Reply =
    */
   | { type: 'body'; status: number; contentType: string; body: string | Buffer; headers?: ReplyHeaders; etag?: boolean | string }
   | { type: 'redirect'; status: number; location: string; headers?: ReplyHeaders }
+  /**
+   * Bytes read in pieces (an uploaded image, from its file or from the database): the HTTP layer
+   * answers If-None-Match with 304 and one byte range, and writes the pieces as they come.
+   */
+  | { type: 'stored'; contentType: string; stored: { size: number; read(start?: number, end?: number): AsyncIterable<Buffer> }; etag: string; headers?: ReplyHeaders }
   /**
    * An error the HTTP layer renders (HTML page or JSON). 404 uses the nearest ⚡NotFound.html.
    * `detail`: development mode only (file:line:column and a code frame), shown below the message.
@@ -133,6 +144,13 @@ export interface Endpoint {
   /** The endpoint checks the size of its body itself (image uploads): the app's body limit does not apply. */
   ownBodyLimit?: true;
   handle(req: RequestInfo): Reply | Promise<Reply>;
+}
+
+/** The request's client (RequestInfo.client); without one, the `Host` header and plain HTTP. */
+export function clientOf(req: Pick<RequestInfo, 'client' | 'headers'>): ClientInfo {
+  if (req.client) return req.client();
+  const host = req.headers.host;
+  return { address: '', proto: 'http', host: typeof host === 'string' && /^[A-Za-z0-9.:\[\]-]+$/.test(host) ? host : '' };
 }
 
 /** Types worth compressing (text, and a few binary formats that are not compressed already). */

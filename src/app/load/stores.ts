@@ -78,3 +78,12 @@ export function pingStores(app: App): Array<Promise<unknown>> {
   visit(app);
   return checks;
 }
+
+/**
+ * `laneway migrate --images`: copies the app's image files into its PostgreSQL database
+ * (docs/images.md "Where the images are"); undefined when the app has no image fields.
+ */
+export async function importAppImages(app: App): Promise<Awaited<ReturnType<AppData['importImages']>> | 'not-postgres'> {
+  if (app.data?.store?.engine.dialect !== 'postgres') return 'not-postgres';
+  return app.data.importImages();
+}

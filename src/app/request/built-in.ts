@@ -36,6 +36,7 @@ async function answerImages(data: AppData, req: RequestInfo): Promise<Reply> {
   const length = req.headers['content-length'];
   const a = await images.answer(req.method, req.path, new URLSearchParams(req.query), length === undefined ? undefined : Number(length), (limit) => req.readBody(limit));
   if ('error' in a) return { type: 'error', status: a.status, code: 'LW_IMAGE_STORE', message: a.error, ...(a.headers && { headers: a.headers }) };
+  if ('image' in a) return { type: 'stored', contentType: a.contentType, stored: a.image, etag: a.etag, headers: a.headers };
   return { type: 'body', status: a.status, contentType: a.contentType, body: a.body, headers: a.headers };
 }
 

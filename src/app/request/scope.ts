@@ -13,7 +13,7 @@ import { secureContext, Visitor } from '../../session/index.js';
 import { formView, freshFormView, type FormType, type FormViewValue } from '../../forms/index.js';
 import type { CompiledView, RenderOutput } from '../../template/index.js';
 import { WebSafe } from '../../shared/index.js';
-import type { RequestInfo } from '../endpoint/endpoint.js';
+import { clientOf, type RequestInfo } from '../endpoint/endpoint.js';
 import type { SignedInUser } from '../../auth/index.js';
 import { paramDefinitionOf, type ParamDefinition } from '../definitions/params.js';
 import {
@@ -251,7 +251,7 @@ export class RequestScope {
   visitor(): Visitor | undefined {
     if (this.#visitor === undefined) {
       const ctx = this.#system.data?.visitors;
-      this.#visitor = ctx ? new Visitor(ctx, this.cookies().get('sid'), secureContext(this.req.headers)) : null;
+      this.#visitor = ctx ? new Visitor(ctx, this.cookies().get('sid'), secureContext(clientOf(this.req))) : null;
     }
     return this.#visitor ?? undefined;
   }
@@ -354,8 +354,9 @@ export class RequestScope {
 
   /** The request as `Request` of `'🔗'` shows it. */
   request(): { url: string; base: string; domain: string } {
-    const host = String(this.req.headers.host ?? 'localhost').replace(/[^A-Za-z0-9.:\[\]-]/g, '');
-    const base = `http://${host}`;
+    const client = clientOf(this.req);
+    const host = client.host || 'localhost';
+    const base = `${client.proto}://${host}`;
     return { url: base + this.req.path, base, domain: host.replace(/:\d+$/, '') };
   }
 

@@ -38,7 +38,8 @@ import { Visitor, type VisitorContext, secureContext } from '../../session/index
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthMode } from '../../auth/index.js';
 import { signInFirst, storeFailed, storeUnavailable } from '../endpoint/answers.js';
-import type { Endpoint, Reply, RequestInfo } from '../endpoint/endpoint.js';
+import { clientOf, type Endpoint, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
+import type { ClientInfo } from '../../shared/index.js';
 import { parseCookies } from '../endpoint/request-data.js';
 
 /** What the auth endpoints answer (the http layer sends it). */
@@ -206,11 +207,11 @@ export class AuthService {
   }
 
   /** The answer to `/__/auth/…`. */
-  async answer(method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders): Promise<AuthAnswer> {
-    const visitor = new Visitor(this.#visitors, parseCookies(headers.cookie).get('sid'), secureContext(headers));
+  async answer(method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders, client: ClientInfo = clientOf({ headers })): Promise<AuthAnswer> {
+    const visitor = new Visitor(this.#visitors, parseCookies(headers.cookie).get('sid'), secureContext(client));
     if (path === '/__/auth/handler') {
       if (method !== 'GET' && method !== 'HEAD') return { status: 405, code: 'LW_HTTP_METHOD', error: 'The sign-in callback takes GET only.', headers: { Allow: 'GET' } };
-      return this.#finish(query, headers, visitor);
+      return this.#finish(query, client, visitor);
     }
     if (path === '/__/auth/provider/logout') {
       if (method !== 'POST') return { status: 405, code: 'LW_HTTP_METHOD', error: 'Sign out with a POST.', headers: { Allow: 'POST' } };
@@ -224,7 +225,7 @@ export class AuthService {
     if (!provider) return { status: 404, code: 'LW_HTTP_NOT_FOUND', error: 'There is no such sign-in provider.' };
     if (method !== 'POST') return { status: 405, code: 'LW_HTTP_METHOD', error: 'Start a sign-in with a POST (a form on the sign-in page).', headers: { Allow: 'POST' } };
     try {
-      const { url, checks } = await this.#client(provider, headers).start();
+      const { url, checks } = await this.#client(provider, client).start();
       const sid = visitor.id();
       await this.users.startAttempt(checks.state, { sid, provider: provider.name, nonce: checks.nonce ?? null, verifier: checks.codeVerifier, next: safeNext(query.get('next')) });
       const cookies = visitor.setCookieHeaders();
@@ -258,7 +259,7 @@ export class AuthService {
     return { status: 303, location: safeNext(query.get('next')), headers: { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } };
   }
 
-  async #finish(query: URLSearchParams, headers: IncomingHttpHeaders, visitor: Visitor): Promise<AuthAnswer> {
+  async #finish(query: URLSearchParams, client: ClientInfo, visitor: Visitor): Promise<AuthAnswer> {
     const state = query.get('state');
     const attempt = state ? await this.users.takeAttempt(state) : undefined;
     // The attempt must be this visitor's: a callback URL sent to someone else signs nobody in.
@@ -269,7 +270,7 @@ export class AuthService {
     if (!provider) return { status: 400, code: 'LW_AUTH_BAD_CALLBACK', error: 'This sign-in provider is not available any more. Sign in again.' };
     try {
       const callback = new URL(`/__/auth/handler?${query.toString()}`, 'http://localhost');
-      const profile = await this.#client(provider, headers).finish(callback, { state: state!, codeVerifier: attempt.verifier, ...(attempt.nonce !== null && { nonce: attempt.nonce }) });
+      const profile = await this.#client(provider, client).finish(callback, { state: state!, codeVerifier: attempt.verifier, ...(attempt.nonce !== null && { nonce: attempt.nonce }) });
       const cookie = visitor.replaceSession(SIGNIN_DAYS);
       await this.users.signIn(visitor.replacedBy!, { provider: provider.name, subject: profile.subject, name: profile.name, email: profile.emailVerified ? profile.email : null, picture: profile.picture }, visitor.known);
       return { status: 303, location: attempt.next, headers: { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } };
@@ -278,8 +279,8 @@ export class AuthService {
     }
   }
 
-  #client(p: ConfiguredProvider, headers: IncomingHttpHeaders): SignInClient {
-    const origin = `${forwardedProto(headers)}://${String(headers.host ?? 'localhost').replace(/[^A-Za-z0-9.:\[\]-]/g, '')}`;
+  #client(p: ConfiguredProvider, client: ClientInfo): SignInClient {
+    const origin = `${client.proto}://${client.host || 'localhost'}`;
     const key = `${p.name} ${origin}`;
     let c = this.#clients.get(key);
     if (!c) {
@@ -297,11 +298,6 @@ export class AuthService {
     }
     throw e;
   }
-}
-
-function forwardedProto(headers: IncomingHttpHeaders): string {
-  const proto = headers['x-forwarded-proto'];
-  return typeof proto === 'string' && proto.split(',')[0]!.trim().toLowerCase() === 'https' ? 'https' : 'http';
 }
 
 /**

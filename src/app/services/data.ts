@@ -25,7 +25,7 @@ import {
   type ModelSchema,
 } from '../../models/index.js';
 import { currentBudgetToken, installModels, mapChannelErrors, ViewRenderers, type AggregateKind, type Answer, type CheckedValue, type FormReading, type FieldDescriptor, type HostChannel, type ModelDescriptor, type ModelsDescriptor, type ModelShape, type RecordRow, isInsert, isRemove, isUpdate, ROW, WRITE } from '../../script/index.js';
-import { ensureImageTables } from '../../images/index.js';
+import { ensureImageTables, importImageFiles, openImageStore, type ImageStoreOptions, type ImportResult } from '../../images/index.js';
 import { storeNotOpen } from '../endpoint/answers.js';
 import { ImageService } from './images.js';
 import { AuthService } from './auth.js';
@@ -121,6 +121,8 @@ export class AppData {
   /** Sessions, flash messages and form states of the app's visitors (made when the store opens). */
   visitors: VisitorContext | undefined;
   #sweeper: NodeJS.Timeout | undefined;
+  /** Where the images are kept (set when the app has image fields and its data is open). */
+  #imageOptions: ImageStoreOptions | undefined;
   /** The app sends e-mail (`'📧'`, notifications): its outbox worker runs while the store is open. */
   sendsMail = false;
   /** Delivers the outbox (started by `open` when the app sends e-mail). */
@@ -258,8 +260,9 @@ export class AppData {
       const engine = this.store.engine;
       try {
         await ensureImageTables(engine);
-        const dir = process.env.LANEWAY_IMAGES_DIR ? path.resolve(process.env.LANEWAY_IMAGES_DIR) : path.join(dataDir, 'images');
-        this.images = new ImageService(engine, this.visitors.signer, options.namespace ? path.join(dir, options.namespace) : dir, this.imageFields, options.log ?? STDERR_LOG);
+        this.#imageOptions = { dataDir, namespace: options.namespace, imagesDir: process.env.LANEWAY_IMAGES_DIR };
+        const store = await openImageStore(engine, this.#imageOptions);
+        this.images = new ImageService(engine, this.visitors.signer, store, this.imageFields, options.log ?? STDERR_LOG);
         this.images.worker.start();
       } catch (e) {
         await this.close();
@@ -293,6 +296,12 @@ export class AppData {
     };
     this.#sweeper = setInterval(sweep, SWEEP_MS);
     this.#sweeper.unref();
+  }
+
+  /** `laneway migrate --images`: the images directory copied into the PostgreSQL database (src/images/open.ts). */
+  async importImages(): Promise<(ImportResult & { from: string }) | undefined> {
+    if (!this.store || !this.#imageOptions) return undefined;
+    return importImageFiles(this.store.engine, this.#imageOptions);
   }
 
   async close(): Promise<void> {

@@ -19,7 +19,6 @@
  * signature (`?e=…&s=…`, an hour).
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type SharpModule from 'sharp';
 
@@ -31,7 +30,7 @@ import type { Signer } from '../../session/index.js';
 import { SAFE_HTML } from '../../shared/index.js';
 import { escapeHtml } from '../../template/index.js';
 import type { Engine } from '../../store/index.js';
-import { ImageFiles, ImageWorker, UPLOAD_MAX_BYTES, insertUpload, readImage, sniffImage, DEFAULT_IMAGE_LIMITS, type ImageLog, type ImageRow } from '../../images/index.js';
+import { ImageWorker, UPLOAD_MAX_BYTES, insertUpload, readImage, sniffImage, DEFAULT_IMAGE_LIMITS, type ImageLog, type ImageRow, type ImageStore, type StoredImage } from '../../images/index.js';
 
 /** How long an upload address takes a PUT. */
 const UPLOAD_TTL_MS = 3_600_000;
@@ -45,9 +44,14 @@ const CACHE_MAX = 5000;
 const UPLOAD_PATH = /^\/__\/images\/upload\/([A-Z][A-Za-z0-9]*)\/([a-z][A-Za-z0-9]*)\/([A-Za-z0-9_-]{22})\.([0-9a-z]{1,12})\.([A-Za-z0-9_-]{20,64})$/;
 const IMAGE_PATH = /^\/__\/images\/([A-Za-z0-9_-]{22})$/;
 
-/** What the image endpoints answer (the http layer sends it). */
+/**
+ * What the image endpoints answer (the http layer sends it): a small body, an image to stream
+ * (from its file or from the database, with its ETag: the http layer answers 304 and ranges), or
+ * an error.
+ */
 export type ImageAnswer =
   | { status: 200; contentType: string; body: Buffer; headers: Record<string, string> }
+  | { status: 200; contentType: string; image: StoredImage; etag: string; headers: Record<string, string> }
   | { status: number; error: string; headers?: Record<string, string> };
 
 /** An image as a view reads it. */
@@ -105,7 +109,8 @@ function reduced(w: number | null, h: number | null): [number, number] | null {
 }
 
 export class ImageService {
-  readonly files: ImageFiles;
+  /** Where the bytes are: a directory (files.ts) or the database (database.ts). */
+  readonly files: ImageStore;
   readonly worker: ImageWorker;
   readonly #engine: Engine;
   readonly #signer: Signer;
@@ -114,11 +119,11 @@ export class ImageService {
   readonly #ready = new Map<string, ImageRow>();
 
   /** `fields`: `Model.field` of every image field, with its `public:`. */
-  constructor(engine: Engine, signer: Signer, dir: string, fields: ReadonlyMap<string, { public: boolean }>, log: ImageLog) {
+  constructor(engine: Engine, signer: Signer, store: ImageStore, fields: ReadonlyMap<string, { public: boolean }>, log: ImageLog) {
     this.#engine = engine;
     this.#signer = signer;
     this.#fields = fields;
-    this.files = new ImageFiles(dir);
+    this.files = store;
     this.worker = new ImageWorker(engine, this.files, { log });
   }
 
@@ -250,19 +255,14 @@ export class ImageService {
       row = this.#remember(await readImage(this.#engine.reader, this.#engine.dialect, id));
       if (row?.state !== 'ready') return { status: 503, error: 'The image is still being processed; try again in a moment.', headers: { 'Retry-After': '2' } };
     }
-    const file = this.files.resultPath(row.src ?? '');
-    if (!file) return { status: 404, error: 'There is no image at this address.' };
-    let body: Buffer;
-    try {
-      body = await readFile(file);
-    } catch {
-      return { status: 404, error: 'The image file is missing on this server (with several instances, every one must share the images directory).' };
-    }
+    const image = await this.files.openResult(row.src ?? '');
+    if (!image) return { status: 404, error: `The image is missing from ${this.files.where} of this server (with several instances, every one must share the images directory, or keep the images in the database).` };
     return {
       status: 200,
       contentType: row.src!.endsWith('.png') ? 'image/png' : 'image/jpeg',
-      body,
-      headers: { 'Cache-Control': cache, ETag: `"${row.src!.slice(0, 32)}"` },
+      image,
+      etag: `"${row.src!.slice(0, 32)}"`,
+      headers: { 'Cache-Control': cache },
     };
   }
 }
