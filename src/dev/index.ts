@@ -91,7 +91,7 @@ export function createDevTools(options: { root: string }): DevTools {
     }
     if (problems === undefined) return undefined;
     if (prefersJson(req.headers.accept)) {
-      const body = JSON.stringify({ error: 'The app does not compile.', problems: problems.map(({ code, severity, message, file, line, column }) => ({ code, severity, message, file, line, column })) });
+      const body = JSON.stringify({ error: 'The app does not compile.', id, problems: problems.map(({ code, severity, message, file, line, column }) => ({ code, severity, message, file, line, column })) });
       return send(req, res, 500, 'application/json; charset=utf-8', body, { 'X-Request-Id': id });
     }
     return send(req, res, 500, HTML, buildProblemsPage(problems, root, build()), { 'Content-Security-Policy': OVERLAY_POLICY, 'X-Request-Id': id });

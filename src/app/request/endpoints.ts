@@ -9,10 +9,10 @@ import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome,
 import type { SourceTree } from '../../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../../template/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
-import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from '../endpoint/endpoint.js';
+import type { Asset, Endpoint, FailureSite, Reply, ReplyHeaders, RequestInfo } from '../endpoint/endpoint.js';
 import { effectsProblem, settleVisitor } from './visitors.js';
 import { commitWrites } from './commit.js';
-import { imageNotUploaded, internalError, overBudget, platformModule, refused, scriptError, storeUnavailableLogged } from '../endpoint/answers.js';
+import { imageNotUploaded, internalError, overBudget, platformModule, refused, scriptError, scriptSite, storeUnavailableLogged, withIdInJson } from '../endpoint/answers.js';
 import { checkMailMessage, enqueueMail } from '../../mail/index.js';
 import { attachImages } from '../../images/index.js';
 import type { Flash } from '../../session/index.js';
@@ -242,7 +242,10 @@ function renderFailure(failure: ViewRenderError, ctx: CompileContext, req: Reque
   // A refusal the page ran into (403 of a permission, 404 of a record…): that answer, as a script gets it.
   if (cause instanceof LanewayError && cause.status >= 400 && cause.status < 500) {
     const answer = refused(cause);
-    if (ctx.options.dev) answer.detail = failure.message + (failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column));
+    if (ctx.options.dev) {
+      answer.detail = failure.message + (failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column));
+      answer.site = viewSite(failure);
+    }
     return answer;
   }
   const code = cause instanceof LanewayError ? cause.code : 'LW_VIEW_RENDER';
@@ -250,8 +253,15 @@ function renderFailure(failure: ViewRenderError, ctx: CompileContext, req: Reque
   if (ctx.options.dev) {
     const frame = failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column);
     reply.detail = failure.message + frame;
+    reply.site = viewSite(failure);
   }
   return reply;
+}
+
+/** Where a view failed: its tag's position and what the tag ran into. */
+function viewSite(failure: ViewRenderError): FailureSite {
+  const cause = failure.cause;
+  return { message: cause instanceof Error ? cause.message : String(cause), file: failure.file, line: failure.line, column: failure.column };
 }
 
 function compileScriptEndpoint(
@@ -399,7 +409,8 @@ function compileScriptEndpoint(
     switch (answer.kind) {
       case 'json':
         // In an `auth: required` area (the gate let a signed-in visitor through), never for a shared cache.
-        return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: answer.body, headers: { 'Cache-Control': req.signedInOnly === true ? 'private, no-cache' : 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
+        // Laneway's own answer to a model error (422, 409) names the request id, as every error answer does.
+        return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: outcome.kind === 'error' ? withIdInJson(answer.body, req.id) : answer.body, headers: { 'Cache-Control': req.signedInOnly === true ? 'private, no-cache' : 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
       case 'redirect':
         return { type: 'redirect', status: answer.status, location: answer.location };
       case 'reroute':
@@ -411,7 +422,10 @@ function compileScriptEndpoint(
           // Runtime messages name their script already (it may be a supplier rather than this file).
           ctx.modules.log(message.startsWith('/') ? message : `${file.path}: ${message}`, { id: req.id, code: answer.code, file: file.path });
         }
-        return scriptError(answer, req.id);
+        const failed = scriptError(answer, req.id);
+        // Development: JSON clients get where the script failed (docs/errors.md "Error answers").
+        if (ctx.options.dev) failed.site = scriptSite(outcome, answer, file.path);
+        return failed;
       }
     }
   }
