@@ -83,7 +83,8 @@ export function createDevTools(options: { root: string }): DevTools {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const read = req.method === 'GET' || req.method === 'HEAD';
-    if (path.startsWith('/__/dev/')) {
+    // The data browser is the app's own (app/request/data-browser.ts, development mode only).
+    if (path.startsWith('/__/dev/') && !path.startsWith('/__/dev/data/')) {
       if (read && path === EVENTS_PATH) return channel.open(req, res, build());
       const doc = read && path.startsWith(DOCS_PATH) ? docsPage(path.slice(DOCS_PATH.length)) : undefined;
       if (doc) return send(req, res, 200, HTML, doc.html, { 'Content-Security-Policy': doc.policy, 'X-Request-Id': id });
