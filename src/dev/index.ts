@@ -223,6 +223,11 @@ function stylesheetUrls(root: string, changed: readonly string[]): string[] | un
 
 /** A logged run-time error as a problem: a view's position (fields), or a script's (its message). */
 function loggedProblem(message: string, fields: Record<string, unknown>, replyCode: string): Problem {
+  // What a script wrote with console.… before it failed (docs/scripting.md "Logging"): shown, not an error.
+  if (typeof fields.console === 'string') {
+    const at = typeof fields.file === 'string' && typeof fields.line === 'number' ? { file: fields.file, line: fields.line, ...(typeof fields.column === 'number' && { column: fields.column }) } : {};
+    return { severity: 'warning', message: message.replace(/^\/[^\n]*?:\d+:\d+: /, ''), ...at };
+  }
   const code = typeof fields.code === 'string' ? fields.code : replyCode;
   if (typeof fields.file === 'string' && typeof fields.line === 'number' && typeof fields.column === 'number') {
     return { code, severity: 'error', message: typeof fields.error === 'string' ? fields.error : message, file: fields.file, line: fields.line, column: fields.column };

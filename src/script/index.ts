@@ -22,7 +22,7 @@ export { ScriptRedirect, checkAppPath, checkExternalUrl, type FlashMessage, type
 
 // Modules and values crossing the boundary
 export { utilModule } from './util-module.js';
-export { ScriptBudget, ScriptThrownError, ScriptValue, openValue as openScriptValue, withViewMembers, installModels, ViewRenderers, currentBudgetToken, budgetToken, takeEffects, visitorModuleValue, formErrorOf, type RequestEffects } from './realm.js';
+export { ScriptBudget, ScriptThrownError, ScriptValue, openValue as openScriptValue, withViewMembers, installModels, ViewRenderers, currentBudgetToken, budgetToken, takeConsole, takeEffects, visitorModuleValue, formErrorOf, type ConsoleLine, type RequestEffects } from './realm.js';
 
 // Names of the subset (for `laneway check` and docs)
 export { GRANTED_GLOBALS, FORBIDDEN_MEMBERS, FORBIDDEN_GLOBALS } from './names.js';

@@ -6,7 +6,7 @@ import type { PagePolicy, PolicyCompiler } from '../../csp/index.js';
 import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../../router/index.js';
 import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../../script/index.js';
-import type { SourceTree } from '../../shared/index.js';
+import { then, type SourceTree } from '../../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../../template/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
 import type { Asset, Endpoint, FailureSite, Reply, ReplyHeaders, RequestInfo } from '../endpoint/endpoint.js';
@@ -182,6 +182,7 @@ function renderView(
   // may depend on who asks (Me, the roles that allow its models): it is a single-user page.
   const singleUser = req.signedInOnly === true || req.user !== undefined || isSingleUser(view, ctx, consumer);
   const finish = (out: RenderOutput): Reply => {
+    scope.writeConsole();
     // A value failed: an error answer, never the page cut off where it stopped.
     if (out.failed !== undefined) return renderFailure(out.failed, ctx, req);
     const headers: Record<string, string> = { 'Cache-Control': cacheControlOf(singleUser, out) };
@@ -313,11 +314,16 @@ function compileScriptEndpoint(
   }
 
   function start(scope: RequestScope): RunOutcome | Promise<RunOutcome> {
-    return script!.run({
+    const run = script!.run({
       importValue: (m, n) => scope.value(consumer, m, n),
       request: scope.scriptRequest(),
       share: true, // plain JSON answers are serialised without a copy (RunContext.share)
       budget: scope.budget(),
+    });
+    // What the script (and its suppliers) logged with console.…, written once it ran.
+    return then(run, (outcome) => {
+      scope.writeConsole();
+      return outcome;
     });
   }
 
