@@ -100,3 +100,17 @@ export function diagnosticsOf(files: AppFiles, prefix = 'LW_'): string[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A JSON answer's body; an error answer's `id` (docs/errors.md "Error answers") is checked against
+ * its `X-Request-Id` and left out, so tests compare what the answer says.
+ */
+export function jsonWithoutId(r: { status: number; headers: IncomingHttpHeaders; body?: Buffer; text?: string }): any {
+  const value: unknown = JSON.parse(r.text ?? r.body!.toString('utf8'));
+  if (r.status >= 400 && value !== null && typeof value === 'object' && 'id' in value) {
+    const { id, ...rest } = value as Record<string, unknown>;
+    if (id !== r.headers['x-request-id']) throw new Error(`the body's id ${String(id)} is not the X-Request-Id ${String(r.headers['x-request-id'])}`);
+    return rest;
+  }
+  return value;
+}

@@ -4,7 +4,7 @@ export type { AppOptions } from './load/app-options.js';
 export { BuildCache } from './load/build-cache.js';
 export { parseParamDefinition, type ParamDefinition } from './definitions/params.js';
 export { classifyFile, isPrivatePath, isPrivateDir, type ClassifiedFile, type FileKind } from './definitions/classify.js';
-export { Asset, contentTypeOf, EVENT_DEFAULTS, takeFreshAssets, type Endpoint, type EndpointKind, type EventSettings, type Reply, type RequestInfo } from './endpoint/endpoint.js';
+export { Asset, contentTypeOf, EVENT_DEFAULTS, takeFreshAssets, type Endpoint, type EndpointKind, type EventSettings, type FailureSite, type Reply, type RequestInfo } from './endpoint/endpoint.js';
 export * as answers from './endpoint/answers.js';
 export type { ErrorReply } from './endpoint/answers.js';
 export type { ErrorPage } from './request/endpoints.js';

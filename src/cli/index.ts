@@ -358,7 +358,8 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 1;
   }
   // Run-time errors of scripts and views; dev also keeps them for the overlay of their request.
-  const appLog = (message: string, fields: Record<string, unknown>) => logger.error(message, fields);
+  // A script's console.log/info are information, console.warn a warning (docs/scripting.md "Logging").
+  const appLog = (message: string, fields: Record<string, unknown>) => (fields.console === 'log' || fields.console === 'info' ? logger.info(message, fields) : fields.console === 'warn' ? logger.warn(message, fields) : logger.error(message, fields));
   const runtimeLog = devTools ? devTools.captureLog(appLog) : appLog;
   // --watch (and dev): each rebuild compiles only what the changed files affect (app/load/build-cache.ts).
   const cache = values.watch ? new BuildCache() : undefined;

@@ -83,7 +83,8 @@ export function createDevTools(options: { root: string }): DevTools {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const read = req.method === 'GET' || req.method === 'HEAD';
-    if (path.startsWith('/__/dev/')) {
+    // The data browser is the app's own (app/request/data-browser.ts, development mode only).
+    if (path.startsWith('/__/dev/') && !path.startsWith('/__/dev/data/')) {
       if (read && path === EVENTS_PATH) return channel.open(req, res, build());
       const doc = read && path.startsWith(DOCS_PATH) ? docsPage(path.slice(DOCS_PATH.length)) : undefined;
       if (doc) return send(req, res, 200, HTML, doc.html, { 'Content-Security-Policy': doc.policy, 'X-Request-Id': id });
@@ -91,7 +92,7 @@ export function createDevTools(options: { root: string }): DevTools {
     }
     if (problems === undefined) return undefined;
     if (prefersJson(req.headers.accept)) {
-      const body = JSON.stringify({ error: 'The app does not compile.', problems: problems.map(({ code, severity, message, file, line, column }) => ({ code, severity, message, file, line, column })) });
+      const body = JSON.stringify({ error: 'The app does not compile.', id, problems: problems.map(({ code, severity, message, file, line, column }) => ({ code, severity, message, file, line, column })) });
       return send(req, res, 500, 'application/json; charset=utf-8', body, { 'X-Request-Id': id });
     }
     return send(req, res, 500, HTML, buildProblemsPage(problems, root, build()), { 'Content-Security-Policy': OVERLAY_POLICY, 'X-Request-Id': id });
@@ -224,6 +225,11 @@ function stylesheetUrls(root: string, changed: readonly string[]): string[] | un
 
 /** A logged run-time error as a problem: a view's position (fields), or a script's (its message). */
 function loggedProblem(message: string, fields: Record<string, unknown>, replyCode: string): Problem {
+  // What a script wrote with console.… before it failed (docs/scripting.md "Logging"): shown, not an error.
+  if (typeof fields.console === 'string') {
+    const at = typeof fields.file === 'string' && typeof fields.line === 'number' ? { file: fields.file, line: fields.line, ...(typeof fields.column === 'number' && { column: fields.column }) } : {};
+    return { severity: 'warning', message: message.replace(/^\/[^\n]*?:\d+:\d+: /, ''), ...at };
+  }
   const code = typeof fields.code === 'string' ? fields.code : replyCode;
   if (typeof fields.file === 'string' && typeof fields.line === 'number' && typeof fields.column === 'number') {
     return { code, severity: 'error', message: typeof fields.error === 'string' ? fields.error : message, file: fields.file, line: fields.line, column: fields.column };

@@ -6,7 +6,8 @@
  * request's id in `X-Request-Id` (see `withRequestId`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answers, type Reply } from '../app/index.js';
+import { answers, type FailureSite, type Reply } from '../app/index.js';
+import type { Code } from '../diag/index.js';
 import { sendBody } from './send.js';
 
 export const STATUS_TEXT: Record<number, string> = {
@@ -35,20 +36,26 @@ export function errorHtml(status: number, message: string, detail?: string): str
 }
 
 /**
- * Writes an error answer as the client accepts it (`prefersJson`): `{ "error": message }` (with
- * `detail`), or the HTML page, whose policy send.ts adds. `headers` must hold `X-Request-Id`.
- * `loggedAs`: the request id of a log line; a server error's page names it when its message does
- * not already (the JSON answer stays the message alone).
+ * Writes an error answer as the client accepts it (`prefersJson`): `{ "error": message, "id": … }`
+ * (in development, `dev`, also the code, where it failed and `detail`; answers.ts `errorJson`),
+ * or the HTML page, whose policy send.ts adds. `headers` must hold `X-Request-Id`, whose value
+ * the JSON body names. `loggedAs`: the request id of a log line; a server error's page names it
+ * when its message does not already.
  */
 export function writeError(
   req: IncomingMessage,
   res: ServerResponse,
-  error: { status: number; message: string; detail?: string },
+  error: { status: number; code?: Code; message: string; detail?: string; site?: FailureSite },
   headers: Record<string, string | string[]>,
   loggedAs?: string,
+  dev = false,
 ): number {
   const { status, message, detail } = error;
-  if (prefersJson(req.headers.accept)) return sendBody(req, res, status, 'application/json; charset=utf-8', answers.errorJson(message, detail), { headers });
+  if (prefersJson(req.headers.accept)) {
+    const id = headers['X-Request-Id'];
+    const details = dev && error.code !== undefined ? { code: error.code, site: error.site, detail } : undefined;
+    return sendBody(req, res, status, 'application/json; charset=utf-8', answers.errorJson(message, typeof id === 'string' ? id : undefined, details), { headers });
+  }
   const shown = loggedAs !== undefined && status >= 500 && !message.includes(loggedAs) ? `${message} The error was logged with id ${loggedAs}.` : message;
   return sendBody(req, res, status, 'text/html; charset=utf-8', status < 500 && detail === undefined ? pageOf(status, shown) : errorHtml(status, shown, detail), { headers });
 }

@@ -85,7 +85,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     // Development (DevHooks): the live-reload client on pages, the overlay for errors.
     if (devHooks) reply = devHooks.decorate(reply, d.request, { root: d.app.root });
     if (reply.type === 'error' && reply.log) logger[reply.log.level](reply.log.message, reply.log.fields);
-    return send(req, res, reply, d.request.id, { streams, events: d.app.settings.events });
+    return send(req, res, reply, d.request.id, { streams, events: d.app.settings.events, dev: d.app.options.dev === true });
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string, client?: () => ClientInfo): void {
@@ -96,12 +96,13 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     } else {
       const code = err instanceof LanewayError ? err.code : 'LW_HTTP_INTERNAL';
       const error: ErrorReply = err instanceof LanewayError && err.expose ? { type: 'error', status, code, message: err.message } : { ...answers.internalError(id, code), status };
+      if (app.options.dev && err instanceof Error) error.site = answers.failureSite(err as LanewayError);
       const headers: Record<string, string> = { 'X-Request-Id': id };
       if (status === 413) headers['Connection'] = 'close';
       // Development (DevHooks): the overlay, with what was thrown, instead of the generic page.
       const page = devHooks?.decorate(error, { id, method: req.method ?? 'GET', path, headers: req.headers, acceptsJson: prefersJson(req.headers.accept) }, { root: app.root, error: err });
       if (page?.type === 'body') sendBody(req, res, page.status, page.contentType, page.body, { headers: { ...page.headers, ...headers } });
-      else writeError(req, res, error, headers);
+      else writeError(req, res, error, headers, undefined, app.options.dev === true);
     }
     logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start, client: logged(req, client) });
   }
@@ -151,7 +152,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
  * open until it ends). Every answer carries the request id in `X-Request-Id` (error answers and
  * 4xx bodies; see withRequestId). Returns the status, or a Promise of it once the answer is written.
  */
-export function send(req: IncomingMessage, res: ServerResponse, reply: Reply, id: string, options: { streams?: Set<StreamStopper> | undefined; events?: Partial<EventSettings> | undefined } = {}): number | Promise<number> {
+export function send(req: IncomingMessage, res: ServerResponse, reply: Reply, id: string, options: { streams?: Set<StreamStopper> | undefined; events?: Partial<EventSettings> | undefined; dev?: boolean } = {}): number | Promise<number> {
   reply = withRequestId(reply, id);
   switch (reply.type) {
     case 'asset':
@@ -168,7 +169,7 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply, id
     case 'error':
       // A server error's page names the request id the log line has, when its message does not
       // already (docs/cli.md "`laneway dev DIR`").
-      return writeError(req, res, reply, { ...reply.headers, 'X-Request-Id': id }, id);
+      return writeError(req, res, reply, { ...reply.headers, 'X-Request-Id': id }, id, options.dev);
     case 'stored':
       return sendStored(req, res, reply.contentType, reply.stored, reply.etag, { ...reply.headers, 'X-Request-Id': id });
     case 'events':

@@ -53,7 +53,7 @@ export async function inject(app: App, request: InjectRequest): Promise<InjectRe
       },
       onClose: (listener) => res.once('close', listener),
     });
-    status = await send(req, res as unknown as ServerResponse, await d.reply, id, { events: d.app.settings.events });
+    status = await send(req, res as unknown as ServerResponse, await d.reply, id, { events: d.app.settings.events, dev: d.app.options.dev === true });
   } catch (err) {
     const code = err instanceof LanewayError ? err.code : 'LW_HTTP_INTERNAL';
     status = err instanceof LanewayError ? err.status : 500;

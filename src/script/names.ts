@@ -24,6 +24,7 @@ export const GRANTED_GLOBALS: ReadonlySet<string> = new Set([
   'decodeURIComponent',
   'encodeURI',
   'decodeURI',
+  'console',
   'undefined',
   'NaN',
   'Infinity',

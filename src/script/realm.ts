@@ -39,6 +39,8 @@ export interface RealmKit {
   OP: object;
   AP: object;
   newBudget(limits: ScriptLimits, path: string, origin: () => string): RealmBudget;
+  /** The console lines of a request's scripts so far, taken (realm/40-globals.js). */
+  takeConsole(b: RealmBudget): { lines: Array<{ level: string; text: string; at: string | null }>; dropped: number } | undefined;
   newRun(budget: RealmBudget, imp: (i: number) => unknown): RealmRun;
   /** Starts the budget's clock and makes it current; false when its clock was running already. */
   enter(budget: RealmBudget): boolean;
@@ -1065,6 +1067,22 @@ export interface RequestEffects {
 }
 
 /** Takes (once) the effects recorded on a request's budget: messages, cookies, e-mail. */
+/** One line a script logged with `console.…` (docs/scripting.md "Logging"). */
+export interface ConsoleLine {
+  level: 'log' | 'info' | 'warn' | 'error';
+  text: string;
+  /** The script's `file:line:column` that logged it, when known. */
+  at?: string;
+}
+
+/** The console lines of a request's scripts so far (taken: each is given once), and how many were left out. */
+export function takeConsole(budget: ScriptBudget): { lines: ConsoleLine[]; dropped: number } | undefined {
+  const v = getRealm().kit.takeConsole(budget.realm);
+  if (!v) return undefined;
+  const lines = Array.from(v.lines, (l): ConsoleLine => ({ level: String(l.level) as ConsoleLine['level'], text: String(l.text), ...(l.at !== null && { at: String(l.at) }) }));
+  return { lines, dropped: Number(v.dropped) };
+}
+
 export function takeEffects(budget: ScriptBudget): RequestEffects | undefined {
   const e = getRealm().kit.takeEffects(budget.realm);
   if (!e) return undefined;

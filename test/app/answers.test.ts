@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { answers, closeAppData, loadApp, openAppData, type App } from '../../src/app/index.js';
 import { createServer, type LanewayServer } from '../../src/http/index.js';
-import { rawRequest, serve, writeApp, type Served } from '../helpers.js';
+import { jsonWithoutId, rawRequest, serve, writeApp, type Response, type Served } from '../helpers.js';
 import { StoreError } from '../../src/store/index.js';
 import { ENGINES } from '../support/engines.js';
 
 const JSON_H = { accept: 'application/json' };
 const FORM_H = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-const json = (r: { body: Buffer }) => JSON.parse(r.body.toString()) as Record<string, unknown>;
+const json = (r: Response) => jsonWithoutId(r) as Record<string, unknown>;
 
 const APP = {
   '📦/🌐Task.yaml': 'title: string\n',

@@ -34,7 +34,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, type Response, type Served } from '../helpers.js';
+import { jsonWithoutId, serve, type Response, type Served } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
 import { TestVisitor } from '../support/visitor.js';
 import { DEFAULT_ACCOUNTS, startOidcProvider, type TestOidcProvider } from '../support/oidc.js';
@@ -225,7 +225,7 @@ function buildApp(): Record<string, string> {
 
 const json = (r: Response): Record<string, unknown> => {
   try {
-    return JSON.parse(r.text) as Record<string, unknown>;
+    return jsonWithoutId(r) as Record<string, unknown>;
   } catch {
     throw new Error(`not JSON (${r.status}): ${r.text.slice(0, 300)}`);
   }

@@ -359,10 +359,13 @@ describe('laneway dev', () => {
     assert.ok(clientOf(res.text), 'the page reloads itself once fixed');
     await waitUntil(() => dev.err().includes(id), 'the log line with the request id');
     assert.match(dev.err(), new RegExp(`/fails/GET\\.js:4:\\d+: TypeError.*${id}`));
-    // A JSON client gets the JSON error, as in production.
+    // A JSON client gets the JSON error with the request id, and in dev where the script failed.
     const json = await get(dev.port, '/fails', { accept: 'application/json' });
     assert.equal(json.status, 500);
-    assert.doesNotMatch(json.text, /TypeError/);
+    const body = JSON.parse(json.text) as Record<string, unknown>;
+    assert.equal(body.id, json.headers['x-request-id']);
+    assert.deepEqual([body.code, body.file, body.line], ['LW_SCRIPT_RUNTIME', '/fails/GET.js', 4]);
+    assert.match(String(body.message), /^TypeError: Cannot read properties of undefined/);
   });
 
   test('a view that fails while rendering: the same page at the tag that failed', async () => {

@@ -10,12 +10,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, type AppFiles, type Response, type Served } from '../helpers.js';
+import { jsonWithoutId, serve, type AppFiles, type Response, type Served } from '../helpers.js';
 
 const JSON_H = { accept: 'application/json' };
 const FORM_H = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
 const form = (o: Record<string, string>): string => new URLSearchParams(o).toString();
-const json = (r: Response): unknown => JSON.parse(r.body.toString('utf8'));
+const json = (r: Response): unknown => jsonWithoutId(r);
 
 const ID = /^tsk_[A-Za-z0-9_-]{16}$/;
 const PER_ID = /^per_[A-Za-z0-9_-]{16}$/;

@@ -3,7 +3,7 @@
  * build cache (load/app-options.ts `AppOptions`).
  */
 export interface ChosenOptions {
-  /** Development mode: render error details into HTML comments, log more. */
+  /** Development mode: error answers carry their details (the page, JSON fields; docs/errors.md "Error answers"). */
   dev?: boolean;
   /** Largest request body accepted, in bytes (default 1 MiB). */
   bodyLimit?: number;

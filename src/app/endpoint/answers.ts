@@ -10,7 +10,7 @@
  */
 import { LanewayError, type Code } from '../../diag/index.js';
 import { StoreError } from '../../store/index.js';
-import type { Reply } from './endpoint.js';
+import type { FailureSite, Reply } from './endpoint.js';
 
 /** An error the HTTP layer renders (Reply of type 'error'). */
 export type ErrorReply = Extract<Reply, { type: 'error' }>;
@@ -19,9 +19,38 @@ function answer(status: number, code: Code, message: string): ErrorReply {
   return { type: 'error', status, code, message };
 }
 
-/** The JSON body of every error answer: `{ "error": message }`, with `detail` in development. */
-export function errorJson(message: string, detail?: string): string {
-  return JSON.stringify(detail === undefined ? { error: message } : { error: message, detail });
+/**
+ * The site of an error that names its position first (`/api/GET.js:3:7: TypeError: …`, or
+ * `/api/GET.js: …`), or that carries it (a LanewayError's file, line and column).
+ */
+export function failureSite(error: { message: string; file?: string | undefined; line?: number | undefined; column?: number | undefined }): FailureSite {
+  const at = /^(\/[^\n]*?):(\d+):(\d+): ([\s\S]*)$/.exec(error.message);
+  if (at) return { message: at[4]!, file: error.file ?? at[1]!, line: error.line ?? Number(at[2]), column: error.column ?? Number(at[3]) };
+  const inFile = /^(\/[^\n:]*): ([\s\S]*)$/.exec(error.message);
+  const site: FailureSite = { message: inFile ? inFile[2]! : error.message };
+  const file = error.file ?? inFile?.[1];
+  if (file !== undefined) site.file = file;
+  if (error.line !== undefined) site.line = error.line;
+  if (error.column !== undefined) site.column = error.column;
+  return site;
+}
+
+/**
+ * The JSON body of every error answer: `{ "error": message, "id": request id }` (docs/errors.md
+ * "Error answers"); in development (`dev`) also the code, where it failed and the detail.
+ */
+export function errorJson(message: string, id?: string, dev?: { code: Code; site?: FailureSite | undefined; detail?: string | undefined }): string {
+  const body: Record<string, unknown> = { error: message };
+  if (id !== undefined) body.id = id;
+  if (dev) {
+    body.code = dev.code;
+    body.message = dev.site?.message ?? message;
+    if (dev.site?.file !== undefined) body.file = dev.site.file;
+    if (dev.site?.line !== undefined) body.line = dev.site.line;
+    if (dev.site?.column !== undefined) body.column = dev.site.column;
+    if (dev.detail !== undefined) body.detail = dev.detail;
+  }
+  return JSON.stringify(body);
 }
 
 /** 400: the request path cannot name a file of the app; `reason` is splitPath's fixed text. */
@@ -74,8 +103,22 @@ export function methodNotAllowed(): ErrorReply {
 }
 
 /** The JSON body of a 409: a unique value met at the commit (PostgreSQL), `message` naming the field. */
-export function conflictJson(message: string): string {
-  return errorJson(message);
+export function conflictJson(message: string, id: string): string {
+  return errorJson(message, id);
+}
+
+/**
+ * A JSON error body Laneway made from a script's failure (`$ModelInvalid`'s 422, a 409) with the
+ * request id added; a body that is not a JSON object, or has an `id`, stays as it is.
+ */
+export function withIdInJson(body: string, id: string): string {
+  try {
+    const value: unknown = JSON.parse(body);
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || 'id' in value) return body;
+    return JSON.stringify({ ...value, id });
+  } catch {
+    return body;
+  }
 }
 
 /** 422: a field names an image upload that is not there (never uploaded, or expired). */
@@ -129,6 +172,13 @@ export function scriptError(failure: { status: number; code: Code; message?: str
   const words = CLIENT_ERROR_WORDS[failure.status];
   if (words !== undefined) return answer(failure.status, failure.code, words);
   return { ...internalError(id, failure.code), status: failure.status };
+}
+
+/** Where a script failed (development answers): its error's position, else the script file. */
+export function scriptSite(outcome: { kind: string; error?: LanewayError }, answer: { message?: string }, file: string): FailureSite {
+  const error = outcome.kind === 'error' || outcome.kind === 'limit' ? outcome.error : undefined;
+  if (error) return failureSite(error);
+  return { message: answer.message ?? 'the output went over a limit of the script', file };
 }
 
 /** What a script's 4xx says when its error carries no message for the client. */

@@ -58,6 +58,17 @@ export interface RequestInfo {
 /** Headers of a Reply; `Set-Cookie` may repeat. */
 export type ReplyHeaders = Record<string, string | string[]>;
 
+/**
+ * Where a request failed, for development answers (`ErrorReply.site`): what went wrong, without
+ * the position the log line starts with, and the file, line and column when known.
+ */
+export interface FailureSite {
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
 export type Reply =
   /** A file's bytes, with validators and compressed variants handled by the HTTP layer. */
   | { type: 'asset'; asset: Asset; status?: number; headers?: ReplyHeaders }
@@ -82,6 +93,8 @@ export type Reply =
       code: Code;
       message: string;
       detail?: string;
+      /** Development mode only: where it failed, for JSON clients (answers.ts `errorJson`). */
+      site?: FailureSite;
       headers?: ReplyHeaders;
       /** A line for the server's log, written by the HTTP layer with its logger (a built-in endpoint's failure). */
       log?: { level: 'info' | 'error'; message: string; fields: Record<string, unknown> };

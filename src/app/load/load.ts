@@ -41,6 +41,7 @@ import { endpointPermissions } from '../request/permissions.js';
 import { providerOrigins, signInGate, type InheritedAuth } from '../services/auth.js';
 import { routeEndpoint, type Route } from '../request/pipeline.js';
 import { builtInRoutes } from '../request/built-in.js';
+import { dataBrowserRoutes } from '../request/data-browser.js';
 import type { ModuleSystem } from '../request/scope.js';
 import { AppData } from '../services/data.js';
 import { StaticData } from '../services/static-data.js';
@@ -455,6 +456,8 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     }
     // The built-in endpoints of an app with a store (built-in.ts): under `/__/`, which no file can answer.
     if (data) entries.push(...builtInRoutes(data));
+    // Development only: the data browser (request/data-browser.ts), as a file of the root area.
+    if (data && opts.dev) entries.push(...dataBrowserRoutes(data, ctx, (e) => routed(e, e.file, false, true, auth.enabled ? { permissions: endpointPermissions({ file: e.file, as: [] }, [], data, auth, paramModel) } : {})));
     reportConflicts(entries, diagnostics);
     checkMountRoutes(mountSpecs, entries, diagnostics);
     // The redirect of a nested site's index goes to its own /d/ (written for the mount like its other redirects).

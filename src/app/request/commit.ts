@@ -20,7 +20,7 @@ export async function commitWrites(tx: { session: DataSession; writer: Writer },
   } catch (e) {
     const mapped = tx.session.commitError(e);
     if (mapped instanceof LanewayError && mapped.status === 409) {
-      return { type: 'body', status: 409, contentType: 'application/json; charset=utf-8', body: conflictJson(mapped.message), headers: { 'Cache-Control': 'no-store' } };
+      return { type: 'body', status: 409, contentType: 'application/json; charset=utf-8', body: conflictJson(mapped.message, id), headers: { 'Cache-Control': 'no-store' } };
     }
     return storeUnavailableLogged(log, id, file, (e as Error).message, true);
   }

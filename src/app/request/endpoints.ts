@@ -6,13 +6,13 @@ import type { PagePolicy, PolicyCompiler } from '../../csp/index.js';
 import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../../router/index.js';
 import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../../script/index.js';
-import type { SourceTree } from '../../shared/index.js';
+import { then, type SourceTree } from '../../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../../template/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
-import type { Asset, Endpoint, Reply, ReplyHeaders, RequestInfo } from '../endpoint/endpoint.js';
+import type { Asset, Endpoint, FailureSite, Reply, ReplyHeaders, RequestInfo } from '../endpoint/endpoint.js';
 import { effectsProblem, settleVisitor } from './visitors.js';
 import { commitWrites } from './commit.js';
-import { imageNotUploaded, internalError, notAvailable, overBudget, refused, scriptError, storeUnavailableLogged } from '../endpoint/answers.js';
+import { imageNotUploaded, internalError, notAvailable, overBudget, refused, scriptError, scriptSite, storeUnavailableLogged, withIdInJson } from '../endpoint/answers.js';
 import { settleUnit, UnitNeeds } from '../definitions/degrade.js';
 import { checkMailMessage, enqueueMail } from '../../mail/index.js';
 import { attachImages } from '../../images/index.js';
@@ -206,6 +206,7 @@ function renderView(
   // may depend on who asks (Me, the roles that allow its models): it is a single-user page.
   const singleUser = req.signedInOnly === true || req.user !== undefined || isSingleUser(view, ctx, consumer);
   const finish = (out: RenderOutput): Reply => {
+    scope.writeConsole();
     // A value failed: an error answer, never the page cut off where it stopped.
     if (out.failed !== undefined) return renderFailure(out.failed, ctx, req);
     const headers: Record<string, string> = { 'Cache-Control': cacheControlOf(singleUser, out) };
@@ -266,7 +267,10 @@ function renderFailure(failure: ViewRenderError, ctx: CompileContext, req: Reque
   // A refusal the page ran into (403 of a permission, 404 of a record…): that answer, as a script gets it.
   if (cause instanceof LanewayError && cause.status >= 400 && cause.status < 500) {
     const answer = refused(cause);
-    if (ctx.options.dev) answer.detail = failure.message + (failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column));
+    if (ctx.options.dev) {
+      answer.detail = failure.message + (failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column));
+      answer.site = viewSite(failure);
+    }
     return answer;
   }
   const code = cause instanceof LanewayError ? cause.code : 'LW_VIEW_RENDER';
@@ -274,8 +278,15 @@ function renderFailure(failure: ViewRenderError, ctx: CompileContext, req: Reque
   if (ctx.options.dev) {
     const frame = failure.source === undefined ? '' : '\n\n' + codeFrame(failure.source, failure.line, failure.column);
     reply.detail = failure.message + frame;
+    reply.site = viewSite(failure);
   }
   return reply;
+}
+
+/** Where a view failed: its tag's position and what the tag ran into. */
+function viewSite(failure: ViewRenderError): FailureSite {
+  const cause = failure.cause;
+  return { message: cause instanceof Error ? cause.message : String(cause), file: failure.file, line: failure.line, column: failure.column };
 }
 
 function compileScriptEndpoint(
@@ -327,11 +338,16 @@ function compileScriptEndpoint(
   }
 
   function start(scope: RequestScope): RunOutcome | Promise<RunOutcome> {
-    return script!.run({
+    const run = script!.run({
       importValue: (m, n) => scope.value(consumer, m, n),
       request: scope.scriptRequest(),
       share: true, // plain JSON answers are serialised without a copy (RunContext.share)
       budget: scope.budget(),
+    });
+    // What the script (and its suppliers) logged with console.…, written once it ran.
+    return then(run, (outcome) => {
+      scope.writeConsole();
+      return outcome;
     });
   }
 
@@ -423,7 +439,8 @@ function compileScriptEndpoint(
     switch (answer.kind) {
       case 'json':
         // In an `auth: required` area (the gate let a signed-in visitor through), never for a shared cache.
-        return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: answer.body, headers: { 'Cache-Control': req.signedInOnly === true ? 'private, no-cache' : 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
+        // Laneway's own answer to a model error (422, 409) names the request id, as every error answer does.
+        return { type: 'body', status: answer.status, contentType: JSON_TYPE, body: outcome.kind === 'error' ? withIdInJson(answer.body, req.id) : answer.body, headers: { 'Cache-Control': req.signedInOnly === true ? 'private, no-cache' : 'no-cache' }, etag: answer.status === 200 && req.method === 'GET' };
       case 'redirect':
         return { type: 'redirect', status: answer.status, location: answer.location };
       case 'reroute':
@@ -435,7 +452,10 @@ function compileScriptEndpoint(
           // Runtime messages name their script already (it may be a supplier rather than this file).
           ctx.modules.log(message.startsWith('/') ? message : `${file.path}: ${message}`, { id: req.id, code: answer.code, file: file.path });
         }
-        return scriptError(answer, req.id);
+        const failed = scriptError(answer, req.id);
+        // Development: JSON clients get where the script failed (docs/errors.md "Error answers").
+        if (ctx.options.dev) failed.site = scriptSite(outcome, answer, file.path);
+        return failed;
       }
     }
   }

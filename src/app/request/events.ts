@@ -26,7 +26,7 @@ import { LanewayError, type Code, type DiagnosticList } from '../../diag/index.j
 import { compileScript, outcomeToResponse, ScriptThrownError, serializeScriptValue, type RunOutcome, type ScriptBudget } from '../../script/index.js';
 import type { SourceTree } from '../../shared/index.js';
 import type { DataSession, Writer } from '../../store/index.js';
-import { eventsNotAFunction, scriptError, storeUnavailableLogged } from '../endpoint/answers.js';
+import { eventsNotAFunction, scriptError, scriptSite, storeUnavailableLogged } from '../endpoint/answers.js';
 import { commitWrites } from './commit.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
 import type { DataRequest } from '../services/data.js';
@@ -41,6 +41,8 @@ export interface EventsContext {
   diagnostics: DiagnosticList;
   modules: ModuleSystem;
   needs?: UnitNeeds | undefined;
+  /** `dev`: development mode (a failure's answer says where it failed). */
+  options?: { dev?: boolean };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -62,6 +64,7 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
     ...scriptModelOptions(ctx.modules),
   });
   if (!script) return undefined;
+  const dev = ctx.options?.dev === true;
   const wrong = plainCompletion(source);
   if (wrong) {
     ctx.diagnostics.error(
@@ -144,7 +147,9 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
           const error = outcome.kind === 'error' || outcome.kind === 'limit' ? outcome.error : undefined;
           log(req, answer.code, error?.message ?? answer.message ?? 'the output went over a limit of the script');
         }
-        return scriptError(answer, req.id);
+        const failed = scriptError(answer, req.id);
+        if (dev) failed.site = scriptSite(outcome, answer, file.path);
+        return failed;
       }
     }
   }

@@ -8,7 +8,7 @@
 import { LanewayError, type Code } from '../../diag/index.js';
 import type { ParamValue } from '../../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../../script/index.js';
-import { openScriptValue, withViewMembers, ScriptBudget, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
+import { openScriptValue, withViewMembers, ScriptBudget, takeConsole, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
 import { secureContext, Visitor } from '../../session/index.js';
 import { formView, freshFormView, type FormType, type FormViewValue } from '../../forms/index.js';
 import type { CompiledView, RenderOutput } from '../../template/index.js';
@@ -310,6 +310,23 @@ export class RequestScope {
   /** What the request's scripts asked for besides their answer (messages, cookies, e-mail); taken once. */
   takeEffects(): RequestEffects | undefined {
     return this.#budget ? takeEffects(this.#budget) : undefined;
+  }
+
+  /**
+   * Writes what the request's scripts logged with `console.…` so far to the app's log, with the
+   * request id and the script's position (docs/scripting.md "Logging"); one more line says how
+   * many were left out past the bound.
+   */
+  writeConsole(): void {
+    const taken = this.#budget ? takeConsole(this.#budget) : undefined;
+    if (!taken) return;
+    const id = this.req.id;
+    for (const l of taken.lines) {
+      const at = l.at === undefined ? undefined : /^(.*):(\d+):(\d+)$/.exec(l.at);
+      const where = at ? { file: at[1], line: Number(at[2]), column: Number(at[3]) } : {};
+      this.#system.log(`${l.at === undefined ? '' : `${l.at}: `}console.${l.level}: ${l.text}`, { id, console: l.level, ...where });
+    }
+    if (taken.dropped > 0) this.#system.log(`console: ${taken.dropped} more line${taken.dropped === 1 ? '' : 's'} of this request left out (at most 50 per request)`, { id, console: 'warn' });
   }
 
   /** Per-request values every view sees (`Messages` with the visitor's flash), replacing the app's. */

@@ -326,3 +326,33 @@ const bridge = (invoke, name) => named2(typeof name === 'string' ? name : '', /*
   if (isArray(r)) return ca(r);
   return r;
 });
+
+// The console of scripts (docs/scripting.md "Logging"): console.log, info, warn and error keep a
+// line on the request's budget with the script's file:line:column, and the host writes the lines
+// to the server's log with the request id (kit.takeConsole). At most CONSOLE_LINES lines of
+// CONSOLE_TEXT characters per request; the text counts towards the request's memory.
+const CONSOLE = slotMap();
+const CONSOLE_LINES = 50, CONSOLE_TEXT = 2000;
+const consoleText = (a) => {
+  if (typeof a === 'string') return a;
+  if (a === undefined || typeof a === 'function' || typeof a === 'symbol') return OString(typeof a === 'function' ? '[function]' : a);
+  try { const j = JSONFacade.stringify(a); return j === undefined ? OString(a) : j; } catch { return '[value]'; }
+};
+const consoleLine = (level) => (...args) => {
+  const b = S.cur;
+  if (b === null) return undefined;
+  let v = CONSOLE.get(b);
+  if (v === undefined) { v = { lines: [], dropped: 0 }; CONSOLE.set(b, v); }
+  if (v.lines.length >= CONSOLE_LINES) { v.dropped++; return undefined; }
+  let text = '';
+  for (let i = 0; i < args.length && text.length <= CONSOLE_TEXT; i++) text += (i ? ' ' : '') + consoleText(args[i]);
+  if (text.length > CONSOLE_TEXT) text = apply(S_.slice, text, [0, CONSOLE_TEXT]) + '…';
+  mem(text.length * 2);
+  // The caller's position: the first script frame of a stack (50-freeze.js prepareStackTrace).
+  const stack = OString(new OError().stack), mark = apply(S_.indexOf, stack, ['\n    at ']);
+  const end = mark === -1 ? -1 : apply(S_.indexOf, stack, ['\n', mark + 1]);
+  push(v.lines, { level: level, text: text, at: mark === -1 ? null : apply(S_.slice, stack, end === -1 ? [mark + 8] : [mark + 8, end]) });
+  return undefined;
+};
+const ConsoleGlobal = freeze({ log: consoleLine('log'), info: consoleLine('info'), warn: consoleLine('warn'), error: consoleLine('error') });
+const takeConsole = (b) => { const v = CONSOLE.get(b); if (v !== undefined) CONSOLE.delete(b); return v; };

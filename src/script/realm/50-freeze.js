@@ -68,6 +68,7 @@ const G = {
   String: StringFacade, Boolean: BooleanFacade, Array: ArrayGlobal, Object: ObjectGlobal,
   parseInt: parseInt, parseFloat: parseFloat, isNaN: isNaN, isFinite: isFinite,
   encodeURIComponent: encodeURIComponentG, decodeURIComponent: decodeURIComponent, encodeURI: encodeURIG, decodeURI: decodeURI,
+  console: ConsoleGlobal,
 };
 const harden = (root) => {
   const todo = [root], seen = new OSet();
@@ -106,6 +107,7 @@ const kit = freeze({
   enter: (b) => b.enter(),
   leave: (b) => b.leave(),
   current: () => S.cur,
+  takeConsole: takeConsole,
   setCurrent: (b) => { S.cur = b; },
   deadInfo: (b) => b.dead === null ? undefined : { code: b.dead.code, message: b.dead.message },
   usedOf: (b) => b.used + (b.on ? now() - b.t0 : 0),
