@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { diagnosticsOf, serve, writeApp, type Served } from '../helpers.js';
+import { diagnosticsOf, jsonWithoutId, serve, writeApp, type Served } from '../helpers.js';
 import { ENGINES } from '../support/engines.js';
 import { runLaneway } from '../support/laneway.js';
 
@@ -149,7 +149,7 @@ describe('what degrades (docs/status.md)', () => {
           assert.match(r.text, /This part of the site (needs|uses the hosting platform)/, path);
         }
         const j = await s.get('/billing/plans', { Accept: 'application/json' });
-        assert.deepEqual(JSON.parse(j.text), { error: "This part of the site needs connectors' REST APIs, which this server does not provide." });
+        assert.deepEqual(jsonWithoutId(j), { error: "This part of the site needs connectors' REST APIs, which this server does not provide." });
         const post = await s.request('POST', '/billing/subscribe', { Origin: s.url, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, 'a=1');
         assert.equal(post.status, 501);
       });
