@@ -43,8 +43,9 @@
  *   unique within the document (`intro`, `intro-2`, …; `section` when the text has no letter or
  *   digit). An explicit `{#id}` wins: it is kept as written, and generated ids avoid every
  *   explicit id of the document. Explicit `{#id}`s apply without this option too.
- * - `typography`: `---` becomes an em dash and `--` an en dash (only `--` with spaces on both sides
- *   or on neither, so `--flag` stays; longer runs stay; not in code or in autolinked URLs). The
+ * - `typography`: `--` becomes an em dash and `---` an en dash, the platform's documented mapping
+ *   (docs/content.md#options); `--` only with spaces on both sides or on neither, so `--flag`
+ *   stays; longer runs stay; not in code or in autolinked URLs. The
  *   rest of markdown-it's typographer is left off on purpose: its other replacements turn
  *   `(c)` into `©` (wrong in lists like `(a) (b) (c)`), and smart quotes would change the quotes
  *   of code-like prose.
@@ -79,7 +80,7 @@ export interface MarkdownOptions {
   minimumHeaderLevel?: number;
   /** Give headings ids made from their text. Default `false`. */
   generateHeaderId?: boolean;
-  /** `--` and `---` become en and em dashes. Default `false`. */
+  /** `--` and `---` become em and en dashes. Default `false`. */
   typography?: boolean;
   /** Element name → class names (space-separated) added to every such element. */
   classes?: Record<string, string>;
@@ -175,14 +176,16 @@ function shiftHeadings(state: StateCore, minimum: number): void {
 }
 
 /**
- * `typography`: `---` → em dash; `--` → en dash when it has whitespace (or the edge of the text)
- * on both sides or on neither. Runs of four or more hyphens are left alone.
+ * `typography`: `--` → em dash (`&mdash;`) when it has whitespace (or the edge of the text) on
+ * both sides or on neither; `---` → en dash (`&ndash;`), as the platform documents it (the reverse
+ * of the usual typesetting convention, kept so that its apps read as written). Runs of four or more
+ * hyphens are left alone.
  */
 function replaceDashes(text: string): string {
-  return text.replace(/(?<!-)---(?!-)/g, '\u2014').replace(/(?<!-)--(?!-)/g, (dashes, at: number) => {
+  return text.replace(/(?<!-)---(?!-)/g, '\u2013').replace(/(?<!-)--(?!-)/g, (dashes, at: number) => {
     const spaceBefore = at === 0 || /\s/.test(text.charAt(at - 1));
     const spaceAfter = at + 2 >= text.length || /\s/.test(text.charAt(at + 2));
-    return spaceBefore === spaceAfter ? '\u2013' : dashes;
+    return spaceBefore === spaceAfter ? '\u2014' : dashes;
   });
 }
 
