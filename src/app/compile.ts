@@ -5,7 +5,7 @@
 import type { PagePolicy, PolicyCompiler } from '../csp/index.js';
 import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../router/index.js';
-import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../script/index.js';
+import { compileScript, LOCAL_PLATFORM_EXPORTS, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../script/index.js';
 import type { SourceTree } from '../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../template/index.js';
 import type { ClassifiedFile } from './classify.js';
@@ -85,16 +85,16 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       return { ...base, kind: 'view', handle: isContentPage(view) ? cachedByPath(render, ctx.modules.params) : render };
     }
     case 'script': {
-      // A script that uses the hosting platform's own services ('🔌') cannot run here: it answers
-      // 501 and the rest of the app runs (a nested site keeps working without its console parts).
+      // A script that uses the hosting platform's hosted services ('🔌' other than Source) cannot run
+      // here: it answers 501 and the rest of the app runs (a nested site keeps working without its console parts).
       const platform = platformModuleImport(ctx.tree.read(file.path) ?? '');
       if (platform !== undefined) {
         ctx.diagnostics.warn(
           'LW_SCRIPT_PLATFORM_MODULE',
-          `this script imports '🔌', the hosting platform's own services (its sources, builds and deployments), which Laneway does not have: it answers 501 Not Implemented, and the rest of the app runs`,
+          `this script imports ${platform.names.map((n) => `"${n}"`).join(', ')} from '🔌', the hosting platform's own services (its builds, mappings and deployments), which Laneway does not have (only Source is computed here): it answers 501 Not Implemented, and the rest of the app runs`,
           file.path,
           ctx.tree.read(file.path) ?? '',
-          platform,
+          platform.at,
         );
         return { ...base, kind: 'script', handle: () => platformModule() };
       }
@@ -105,10 +105,20 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
   }
 }
 
-/** The offset of an `import … from '🔌'` in a script's source, if it has one. */
-function platformModuleImport(source: string): number | undefined {
-  const m = /^[ \t]*import\b[^;'"]*\bfrom\s*(['"])🔌\1/m.exec(source);
-  return m ? m.index + m[0].indexOf('import') : undefined;
+/**
+ * The offset of an `import … from '🔌'` in a script's source that names a hosted service (anything
+ * but what src/script/platform-module.ts computes), with the names; undefined when there is none.
+ */
+function platformModuleImport(source: string): { at: number; names: string[] } | undefined {
+  for (const m of source.matchAll(/^[ \t]*import\b([^;'"]*)\bfrom\s*(['"])🔌\2/gm)) {
+    const clause = m[1]!.trim();
+    const list = /^\{([^}]*)\}$/.exec(clause);
+    // `import * as p from '🔌'` or a default import: not only Source.
+    const names = list ? list[1]!.split(',').map((n) => n.trim().split(/\s+as\s+/)[0]!.trim()).filter(Boolean) : [clause || '*'];
+    const hosted = names.filter((n) => !LOCAL_PLATFORM_EXPORTS.has(n));
+    if (hosted.length > 0) return { at: m.index + m[0].indexOf('import'), names: hosted };
+  }
+  return undefined;
 }
 
 function viewConsumer(file: ClassifiedFile): Consumer {

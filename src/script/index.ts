@@ -22,6 +22,7 @@ export { ScriptRedirect, checkAppPath, checkExternalUrl, type FlashMessage, type
 
 // Modules and values crossing the boundary
 export { utilModule } from './util-module.js';
+export { platformModuleValues, LOCAL_PLATFORM_EXPORTS } from './platform-module.js';
 export { ScriptBudget, ScriptThrownError, ScriptValue, openValue as openScriptValue, withViewMembers, installModels, ViewRenderers, currentBudgetToken, budgetToken, takeEffects, visitorModuleValue, formErrorOf, type RequestEffects } from './realm.js';
 
 // Names of the subset (for `laneway check` and docs)
