@@ -23,10 +23,6 @@ describe('docs/status.md', () => {
     ]);
   });
 
-  it("'util' has no Identicon", () => {
-    assert.deepEqual(diagnosticsOf({ '/GET.js': "import {Identicon} from 'util'\n({})\n" }), [`GET.js:1:9: 'util' exports ID, Encoding, Dates; not "Identicon" [LW_SCRIPT_IMPORT]`]);
-  });
-
   it("the platform-internal field types are not available", () => {
     assert.deepEqual(diagnosticsOf({ '/📦/🌐Site.yaml': 'src: source\n' }), [
       '📦/🌐Site.yaml:1:6: source is a platform-internal type, not available in this version of Laneway; use string [LW_MODEL_TYPE_NOT_AVAILABLE]',
@@ -46,15 +42,15 @@ describe('docs/status.md', () => {
   });
 
   it("a script importing '🔌' is a warning and answers 501; the rest of the app runs; no locale overlay of the properties", async () => {
-    assert.deepEqual(diagnosticsOf({ '/x/GET.js': "import {Source} from '🔌'\n({})\n" }), [
-      "x/GET.js:1:1: warning: this script imports '🔌', the hosting platform's own services (its sources, builds and deployments), which Laneway does not have: it answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]",
+    assert.deepEqual(diagnosticsOf({ '/x/GET.js': "import {Source, Build} from '🔌'\n({})\n" }), [
+      `x/GET.js:1:1: warning: this script imports "Build" from '🔌', the hosting platform's own services (its builds, mappings and deployments), which Laneway does not have (only Source is computed here): it answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]`,
     ]);
     const s = await serve({
       '/🎛.yaml': 'name: X\nlocale: en\n',
       '/🎨.scss': "$hello: 'Hello';\n",
       '/🎨.de.scss': "$hello: 'Hallo';\n",
       '/index.html': '<!--TEMPLATE mustache-->\n<p>{{🎨.hello}}</p>\n',
-      '/x/GET.js': "import {Source} from '🔌'\n({})\n",
+      '/x/GET.js': "import {Build} from '🔌'\n({})\n",
     });
     try {
       assert.equal((await s.get('/x')).status, 501);
@@ -70,7 +66,7 @@ describe('docs/status.md', () => {
   });
 
   it('every "(tested)" statement has a test here', () => {
-    // 🖱, REST connectors, '🔌', 🎨.WebApp, Accept-Language, /🎨.de.scss, Identicon, source type, keys:.
-    assert.equal(page.match(/\(tested\)/g)?.length, 9);
+    // 🖱, REST connectors, '🔌', 🎨.WebApp, Accept-Language, /🎨.de.scss, source type, keys:.
+    assert.equal(page.match(/\(tested\)/g)?.length, 8);
   });
 });
