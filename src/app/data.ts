@@ -189,7 +189,7 @@ export class AppData {
     for (const m of [...schema.models.values(), ...schema.embedded.values()]) {
       for (const f of m.fields) {
         if (f.type !== 'markdown' && f.type !== 'html') continue;
-        const renderer = new RichTextRenderer(f.render, {}, 500, f.type);
+        const renderer = new RichTextRenderer(f.render, {}, 500, f.type, (text) => checkFieldValue(f, text).ok);
         this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
         renderers.registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
@@ -581,6 +581,10 @@ export class AppData {
           return this.#renderer(b).sections(String(a));
         case 'rx':
           return this.#renderer(b).text(String(a));
+        case 'rm':
+          return this.#renderer(b).markdown(String(a));
+        case 'rv':
+          return this.#renderer(b).valid(String(a));
         case 'ctx':
           return this.#request().containers;
         case 'fs':

@@ -97,6 +97,10 @@ export class StaticData {
           return this.#renderer(b).sections(String(a));
         case 'rx':
           return this.#renderer(b).text(String(a));
+        case 'rm':
+          return this.#renderer(b).markdown(String(a));
+        case 'rv':
+          return this.#renderer(b).valid(String(a));
         case 'hy':
           return hierarchyOp(String(a), String(b), c);
         case 'ctx':

@@ -246,7 +246,7 @@ for (const engine of ENGINES) {
       );
       assert.deepEqual(v.sections, [{ id: 'about-me', title: 'About me' }]);
       assert.equal(v.text, 'About me\nI write code -- see https://example.com/a--b\na -- b');
-      assert.equal(v.markdown, null);
+      assert.equal(v.markdown, '# About me\n\nI write *code* -- see https://example.com/a--b\n\n```\na -- b\n```', 'Markdown made from the HTML');
       assert.equal(v.value, BIO);
       assert.equal(v.noteHtml, NOTE);
       assert.equal(v.noteCall, '<p class="x">plain <strong>note</strong></p>');
