@@ -102,8 +102,8 @@ export interface ReferenceHooks {
    * private file, a problem to report, or undefined for an ordinary reference.
    */
   inline?(url: string, kind: 'script' | 'style', file: string): { text: string } | { code: Code; message: string } | undefined;
-  /** A static reference in `src`, `href`, `srcset` or `content`: the URL to write instead. */
-  rewrite?(url: string, file: string): string | undefined;
+  /** A static reference in `src`, `href`, `srcset` or `content` (`attribute`): the URL to write instead. */
+  rewrite?(url: string, file: string, attribute: string): string | undefined;
   /**
    * A start tag whose name has a dot (a connector tag, `<clicky.com-script async/>`): what to write
    * instead, or undefined to leave the element as written. Its end tag, if any, is removed.
@@ -1049,7 +1049,7 @@ class FileScanner {
     if (a.name === 'content' && !value.trim().startsWith('/')) return;
     let changed = false;
     const one = (url: string): string | undefined => {
-      const r = hooks.rewrite!(url, this.#file);
+      const r = hooks.rewrite!(url, this.#file, a.name);
       if (r !== undefined) changed = true;
       return r;
     };
