@@ -135,3 +135,24 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('rich-text members of a static document', () => {
+  let s: Served;
+  before(async () => {
+    s = await serve({
+      '🗄/📄Note.yaml': 'title: string\nbody:\n  type: document-markdown\nintro?: html\nuid:\n  type: document-uid\n  path: true\n',
+      '🗄/Note/lamp.md': "---\ntitle: Lamp\nintro: '<p>Oil &amp; <strong>wick</strong></p>'\n---\n# Oil & <wick>\n\nBurns *long*.\n",
+      'notes/index.html': `${M}{{% import {Note} from '🗄' }}{{#Note.all as n}}<pre>{{n.body}}</pre><div>{{{n.body}}}</div><i>{{n.body.length}} {{n.body.empty}} {{n.body.valid}}</i><b>{{n.intro.markdown}}</b>{{/Note.all}}\n`,
+    });
+  });
+  after(() => s.close());
+
+  it('{{field}} prints the Markdown source, escaped; {{{field}}} the HTML; an html field reads as Markdown', async () => {
+    const r = await s.get('/notes/');
+    assert.equal(r.status, 200);
+    assert.match(r.text, /<pre># Oil &amp; &lt;wick&gt;\n\nBurns \*long\*\.\n?<\/pre>/);
+    assert.match(r.text, /<div><h1>Oil &amp; &lt;wick&gt;<\/h1>\n<p>Burns <em>long<\/em>\.<\/p>\n<\/div>/);
+    assert.match(r.text, /<i>\d+ false true<\/i>/);
+    assert.match(r.text, /<b>Oil &amp; \*\*wick\*\*<\/b>/);
+  });
+});
