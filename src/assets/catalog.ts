@@ -146,7 +146,7 @@ export class AssetCatalog {
    * to leave it. Relative references are resolved only for routed files: in a partial or layout
    * they are relative to whichever page includes it.
    */
-  rewrite(url: string, from: string): string | undefined {
+  rewrite(url: string, from: string, _attribute?: string): string | undefined {
     if (!url.trim().startsWith('/') && this.#files.get(from)?.public !== true) return undefined;
     const ref = resolveReference(url, from);
     if (ref === undefined) return undefined;

@@ -29,9 +29,17 @@ export type ToThread = { t: 'job'; path: string; text: string } | { t: 'file'; t
 export type FromThread =
   | { t: 'ready' }
   | { t: 'read'; path: string }
-  | { t: 'done'; css: string; read: string[]; tried: string[] }
+  | { t: 'done'; css: string; read: string[]; tried: string[]; lenient: Lenient[] }
   | { t: 'error'; message: string; file: string; line: number; column: number }
   | { t: 'failed'; message: string };
+
+/** A construct the platform's compiler accepted and dart-sass refuses, compiled without it (see `compileOne`). */
+export interface Lenient {
+  message: string;
+  file: string;
+  line: number;
+  column: number;
+}
 
 export interface ThreadData {
   mark: typeof THREAD_MARK;
@@ -54,54 +62,117 @@ function candidates(path: string): string[] {
   return [under(`_${base}.scss`), under(`${base}.scss`), under(`_${base}.css`), under(`${base}.css`), posix.join(path, '_index.scss'), posix.join(path, 'index.scss')];
 }
 
+/** The `/* … */` comments of a stylesheet, as [start, end) offsets (strings and `//` comments skipped). */
+function loudComments(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"' || c === "'") {
+      i++;
+      while (i < text.length && text[i] !== c && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+      i++;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      const stop = end < 0 ? text.length : end + 2;
+      out.push([i, stop]);
+      i = stop;
+    } else i++;
+  }
+  return out;
+}
+
+/** `text` with [from, to) turned into spaces, line breaks kept: every other position stays where it was. */
+function blank(text: string, from: number, to: number): string {
+  return text.slice(0, from) + text.slice(from, to).replace(/[^\n]/g, ' ') + text.slice(to);
+}
+
+/** Constructs the platform's compiler accepted, retried at most this many times per stylesheet. */
+const LENIENT_MAX = 200;
+
+/**
+ * The platform's compiler was more lenient than dart-sass in two ways its apps depend on
+ * (docs/assets.md "SCSS"): it did not evaluate `#{…}` inside a `/* … *\/` comment (dart-sass does,
+ * and stops at an undefined variable there), and it let a declaration stand at the top level of a
+ * media mixin's content (`@include tablet() { padding: 1rem }`), producing CSS no browser applies.
+ * When the compile stops at one of those, the comment, or the declaration, is blanked in the text
+ * handed to the compiler (positions kept) and the compile runs again; each one is reported as a
+ * warning. Compressed output drops ordinary comments, so the CSS is what the platform served.
+ */
+function lenientFix(message: string, text: string, start: number, end: number): { text: string; what: string } | undefined {
+  const comment = loudComments(text).find(([from, to]) => start >= from && start < to);
+  if (comment) return { text: blank(text, comment[0], comment[1]), what: `interpolation inside a /* */ comment is not evaluated (${message.replace(/\.$/, '')}); the comment is left out` };
+  if (message.startsWith('Declarations may only be used within style rules')) {
+    let to = end;
+    while (to < text.length && /[ \t]/.test(text[to]!)) to++;
+    if (text[to] === ';') to++;
+    return { text: blank(text, start, to), what: `the declaration "${text.slice(start, end).replace(/\s+/g, ' ')}" stands outside any style rule (at the top level of a mixin's content, for instance); it is left out, as the platform's compiler gave it to no element` };
+  }
+  return undefined;
+}
+
 /** Compiles one stylesheet; `read` answers an app file's text (undefined: it does not exist). */
 function compileOne(sass: typeof Sass, path: string, text: string, read: (path: string) => string | undefined): FromThread {
   const texts = new Map<string, string | undefined>();
+  // Texts as handed to the compiler, after lenient fixes (the entry's under its own path).
+  const patched = new Map<string, string>();
   const source = (p: string) => {
+    if (patched.has(p)) return patched.get(p);
     if (!texts.has(p)) texts.set(p, read(p));
     return texts.get(p);
   };
-  const loaded = new Set<string>();
-  const tried = new Set<string>();
-  const importer: Sass.Importer<'sync'> = {
-    canonicalize: (url, context) => {
-      let target: string;
-      if (url.startsWith(SCHEME)) target = pathOf(new URL(url));
-      else if (url.startsWith('/')) target = decodeURIComponent(url);
-      else if (context.containingUrl?.protocol === SCHEME) target = posix.join(posix.dirname(pathOf(context.containingUrl)), decodeURIComponent(url));
-      else return null;
-      target = posix.normalize(target);
-      if (!target.startsWith('/') || target.startsWith('/..')) return null;
-      for (const c of candidates(target)) {
-        if (source(c) !== undefined) return new URL(SCHEME + encodeURI(c));
-        tried.add(c);
-      }
-      return null;
-    },
-    load: (url) => {
-      const p = pathOf(url);
-      const contents = source(p);
-      if (contents === undefined) return null;
-      loaded.add(p);
-      return { contents, syntax: p.endsWith('.css') ? 'css' : 'scss' };
-    },
-  };
-  try {
-    const result = sass.compileString(text, {
-      url: new URL(SCHEME + encodeURI(path)),
-      syntax: 'scss',
-      style: 'compressed',
-      importers: [importer],
-      logger: { warn() {}, debug() {} },
-      charset: false,
-    });
-    return { t: 'done', css: result.css, read: [...loaded], tried: [...tried] };
-  } catch (err) {
-    const e = err as Sass.Exception;
-    const span = e.span as Sass.SourceSpan | undefined;
-    const file = span?.url?.protocol === SCHEME ? pathOf(span.url) : path;
-    const message = (e.sassMessage ?? (err as Error).message).split('\n')[0]!;
-    return { t: 'error', message, file, line: span ? span.start.line + 1 : 1, column: span ? span.start.column + 1 : 1 };
+  const lenient: Lenient[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const loaded = new Set<string>();
+    const tried = new Set<string>();
+    const importer: Sass.Importer<'sync'> = {
+      canonicalize: (url, context) => {
+        let target: string;
+        if (url.startsWith(SCHEME)) target = pathOf(new URL(url));
+        else if (url.startsWith('/')) target = decodeURIComponent(url);
+        else if (context.containingUrl?.protocol === SCHEME) target = posix.join(posix.dirname(pathOf(context.containingUrl)), decodeURIComponent(url));
+        else return null;
+        target = posix.normalize(target);
+        if (!target.startsWith('/') || target.startsWith('/..')) return null;
+        for (const c of candidates(target)) {
+          if (source(c) !== undefined) return new URL(SCHEME + encodeURI(c));
+          tried.add(c);
+        }
+        return null;
+      },
+      load: (url) => {
+        const p = pathOf(url);
+        const contents = source(p);
+        if (contents === undefined) return null;
+        loaded.add(p);
+        return { contents, syntax: p.endsWith('.css') ? 'css' : 'scss' };
+      },
+    };
+    try {
+      const result = sass.compileString(patched.get(path) ?? text, {
+        url: new URL(SCHEME + encodeURI(path)),
+        syntax: 'scss',
+        style: 'compressed',
+        importers: [importer],
+        logger: { warn() {}, debug() {} },
+        charset: false,
+      });
+      return { t: 'done', css: result.css, read: [...loaded], tried: [...tried], lenient };
+    } catch (err) {
+      const e = err as Sass.Exception;
+      const span = e.span as Sass.SourceSpan | undefined;
+      const file = span?.url?.protocol === SCHEME ? pathOf(span.url) : path;
+      const message = (e.sassMessage ?? (err as Error).message).split('\n')[0]!;
+      const line = span ? span.start.line + 1 : 1;
+      const column = span ? span.start.column + 1 : 1;
+      const current = file === path ? (patched.get(path) ?? text) : source(file);
+      const fix = span && current !== undefined && attempt < LENIENT_MAX ? lenientFix(message, current, span.start.offset, span.end.offset) : undefined;
+      if (fix === undefined) return { t: 'error', message, file, line, column };
+      patched.set(file, fix.text);
+      lenient.push({ message: fix.what, file, line, column });
+    }
   }
 }
 

@@ -62,7 +62,7 @@ function compilerId(): string {
     } catch {
       // an unknown version keeps nothing apart from another unknown one: good enough for a cache
     }
-    compilerIdentity = `sass ${version}; compressed; laneway importer 1`;
+    compilerIdentity = `sass ${version}; compressed; laneway importer 1; lenient 1`;
   }
   return compilerIdentity;
 }
@@ -261,6 +261,11 @@ export class ScssCompiler {
     // Compiled in a thread of its own, within the time bound (scss-thread.ts).
     const result = compileInThread(path, text, (p) => this.source.read(p));
     if (result.t === 'done') {
+      for (const w of result.lenient) {
+        this.diagnostics.at('warning', 'LW_ASSET_SCSS_LENIENT', `Sass: ${w.message}${w.file !== path ? ` (imported by ${path})` : ''}`, w.file, { line: w.line, column: w.column });
+      }
+      // A stylesheet compiled with warnings is compiled again next time, so that they are reported again.
+      if (result.lenient.length > 0) return result.css;
       const entry: Cached = { css: result.css, deps: [...result.read.map((p): [string, string] => [p, sha(this.source.read(p) ?? '')]), ...result.tried.map((p): [string, null] => [p, null])] };
       cache.set(key, entry);
       keep(key, entry);

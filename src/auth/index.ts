@@ -39,3 +39,4 @@ export { createGitHubClient, type GitHubClient, type GitHubClientOptions } from 
 export { AuthError, type AuthErrorCode, type AuthProfile, type SignInChecks, type SignInClient, type SignInStep } from './errors.js';
 export { RequestPermissions, type ContainerKey, type ProfileRoles } from './request.js';
 export { parseDevUsers, DEV_USERS_ENV, DEV_PROVIDER, DEV_PATH_PREFIX, type DevUser } from './dev.js';
+export { providerEndpoints, type ProviderEndpoints } from './endpoints.js';

@@ -42,11 +42,16 @@ const ELEMENT = new RegExp(`^(${LABELS})-([a-z0-9][a-z0-9_-]*)$`);
 const PASSED = /^(?:async|defer|id|data-[^\s]+)$/;
 /** Directives a tag's `csp:` may add to (those a page may add to: policy.ts `Directive`). */
 const DIRECTIVES = new Set<Directive>(['script-src', 'style-src', 'img-src', 'font-src', 'connect-src', 'frame-src', 'media-src', 'manifest-src']);
+/** A placeholder in a tag's script URL, filled from the tag's attribute of that name. */
+const PLACEHOLDER = /\{([a-z][a-z0-9_-]*)\}/g;
 const INTEGRITY = /^(?:sha(?:256|384|512)-[A-Za-z0-9+/]+={0,2})(?:\s+sha(?:256|384|512)-[A-Za-z0-9+/]+={0,2})*$/;
 
 /** One tag definition, checked. */
 interface TagDefinition {
+  /** The script's URL; `{name}` placeholders (after the host) are filled from the tag's attributes. */
   src: string;
+  /** The attribute names `src` has placeholders for, in order. */
+  placeholders: string[];
   integrity?: string;
   async: boolean;
   defer: boolean;
@@ -106,10 +111,14 @@ export class Connectors {
     const problems: Array<ElementExpansion['problems'][number]> = [];
     const written = new Set<string>();
     const passed: string[] = [];
+    const filled = new Map<string, string>();
     for (const a of use.attrs) {
       // style= and on*= are refused on every element by the page pass already.
       if (a.name === 'style' || a.name.startsWith('on')) continue;
+      // An attribute the definition's src has a placeholder for fills it (`{site}` ← site="101").
+      if (def.placeholders.includes(a.name) && !filled.has(a.name) && a.value !== null) filled.set(a.name, decodeReferences(a.value));
       if (!PASSED.test(a.name)) {
+        if (def.placeholders.includes(a.name)) continue;
         problems.push({
           severity: 'error',
           code: 'LW_CONTENT_CONNECTOR_ATTRIBUTE',
@@ -122,13 +131,33 @@ export class Connectors {
       written.add(a.name);
       passed.push(a.text);
     }
-    const attrs = [`src="${escapeAttribute(def.src)}"`];
+    const missing = def.placeholders.filter((n) => !filled.has(n));
+    if (missing.length > 0) {
+      problems.push({
+        severity: 'error',
+        code: 'LW_CONTENT_CONNECTOR_ATTRIBUTE',
+        message: `<${use.name}/> needs ${missing.map((n) => `${n}="…"`).join(' and ')}: the connector's script URL is ${def.src}`,
+      });
+    }
+    const src = def.src.replace(PLACEHOLDER, (_m, name: string) => encodeURIComponent(filled.get(name) ?? ''));
+    const attrs = [`src="${escapeAttribute(src)}"`];
     if (def.integrity !== undefined) attrs.push(`integrity="${escapeAttribute(def.integrity)}"`, 'crossorigin="anonymous"');
     if (def.async && !written.has('async')) attrs.push('async');
     if (def.defer && !written.has('defer')) attrs.push('defer');
     attrs.push(...passed);
     return { html: `<script ${attrs.join(' ')}></script>`, sources: def.csp, problems };
   }
+}
+
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** An attribute value as written → its text: numeric references and the five basic names (others stay as written). */
+function decodeReferences(value: string): string {
+  return value.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g, (whole, dec?: string, hex?: string, name?: string) => {
+    if (name !== undefined) return NAMED[name]!;
+    const code = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
+    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
+  });
 }
 
 function escapeAttribute(s: string): string {
@@ -276,6 +305,7 @@ function readTag(path: string, file: string, diagnostics: DiagnosticList): TagDe
   }
   const script = root.script;
   let src = '';
+  const placeholders: string[] = [];
   let integrity: string | undefined;
   let async = false;
   let defer = false;
@@ -285,24 +315,33 @@ function readTag(path: string, file: string, diagnostics: DiagnosticList): TagDe
     const s = script as Record<string, unknown>;
     for (const key of Object.keys(s)) if (!['src', 'integrity', 'async', 'defer'].includes(key)) fail(`script.${key} is not a script key: use src, integrity, async, defer`, ['script', key], 'key');
     let url: URL | undefined;
+    const written = typeof s.src === 'string' ? s.src.trim() : undefined;
+    // `{name}` placeholders stand for the tag's attributes, after the host only: the origin is the policy's.
+    const authorityEnd = written === undefined ? -1 : written.indexOf('/', written.indexOf('//') + 2);
+    const early = written !== undefined && written.indexOf('{') >= 0 && (authorityEnd < 0 || written.indexOf('{') < authorityEnd);
     try {
-      url = typeof s.src === 'string' ? new URL(s.src.trim()) : undefined;
+      url = written !== undefined && !early ? new URL(written.replace(PLACEHOLDER, 'x')) : undefined;
     } catch {
       url = undefined;
     }
-    if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+    if (early) fail(`script.src has a {placeholder} before its path; the host must be written out: ${JSON.stringify(written)}`, ['script', 'src']);
+    else if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || /[{}]/.test(written!.replace(PLACEHOLDER, 'x'))) {
       fail(`script.src is the absolute https:// URL of the script; found ${JSON.stringify(s.src ?? null)}`, ['script', 'src']);
-    } else src = (s.src as string).trim();
+    } else {
+      src = written!;
+      for (const m of src.matchAll(PLACEHOLDER)) if (!placeholders.includes(m[1]!)) placeholders.push(m[1]!);
+    }
     if (s.integrity !== undefined) {
       if (typeof s.integrity === 'string' && INTEGRITY.test(s.integrity.trim())) integrity = s.integrity.trim();
       else fail(`script.integrity is a hash of the script, sha384-… (base64); found ${JSON.stringify(s.integrity)}`, ['script', 'integrity']);
     }
     for (const key of ['async', 'defer'] as const) {
-      if (s[key] === undefined) continue;
+      // `optional`: the tag decides (`<x.com-script async/>`), as with false; written attributes pass through.
+      if (s[key] === undefined || s[key] === 'optional') continue;
       if (typeof s[key] === 'boolean') {
         if (key === 'async') async = s[key] as boolean;
         else defer = s[key] as boolean;
-      } else fail(`script.${key} is true or false, not ${JSON.stringify(s[key])}`, ['script', key]);
+      } else fail(`script.${key} is true, false or optional, not ${JSON.stringify(s[key])}`, ['script', key]);
     }
   }
   const csp: TagDefinition['csp'] = [];
@@ -331,7 +370,7 @@ function readTag(path: string, file: string, diagnostics: DiagnosticList): TagDe
       }
     }
   }
-  return ok ? { src, integrity, async, defer, csp } : null;
+  return ok ? { src, placeholders, integrity, async, defer, csp } : null;
 }
 
 /** The names of a directory's entries, normalised (NFC, no U+FE0F) → as on disk; empty when none. */

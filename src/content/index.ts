@@ -6,7 +6,7 @@
  */
 export { readStaticContent, dateFromPath, STATIC_ROOT, type StaticContent, type StaticDocument } from './documents.js';
 export { DocumentIndex, type DocumentQuery } from './query.js';
-export { renderMarkdown, markdownText, markdownSections, parseRenderOptions, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';
+export { renderMarkdown, markdownText, markdownSections, htmlMarkdown, parseRenderOptions, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';
 export { RichText, RichTextRenderer } from './rich-text.js';
 export { readProperties, camelCase, PROPERTIES_FILE, AppProperties, type Property, type PropertyCall, type PropertyVerdict, type PropertiesOptions } from './properties.js';
 export { readConnectors, Connectors, CONNECTORS_FILE, type ConnectorOptions } from './connectors.js';

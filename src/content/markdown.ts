@@ -43,8 +43,9 @@
  *   unique within the document (`intro`, `intro-2`, …; `section` when the text has no letter or
  *   digit). An explicit `{#id}` wins: it is kept as written, and generated ids avoid every
  *   explicit id of the document. Explicit `{#id}`s apply without this option too.
- * - `typography`: `---` becomes an em dash and `--` an en dash (only `--` with spaces on both sides
- *   or on neither, so `--flag` stays; longer runs stay; not in code or in autolinked URLs). The
+ * - `typography`: `--` becomes an em dash and `---` an en dash, the platform's documented mapping
+ *   (docs/content.md#options); `--` only with spaces on both sides or on neither, so `--flag`
+ *   stays; longer runs stay; not in code or in autolinked URLs. The
  *   rest of markdown-it's typographer is left off on purpose: its other replacements turn
  *   `(c)` into `©` (wrong in lists like `(a) (b) (c)`), and smart quotes would change the quotes
  *   of code-like prose.
@@ -79,7 +80,7 @@ export interface MarkdownOptions {
   minimumHeaderLevel?: number;
   /** Give headings ids made from their text. Default `false`. */
   generateHeaderId?: boolean;
-  /** `--` and `---` become en and em dashes. Default `false`. */
+  /** `--` and `---` become em and en dashes. Default `false`. */
   typography?: boolean;
   /** Element name → class names (space-separated) added to every such element. */
   classes?: Record<string, string>;
@@ -175,14 +176,16 @@ function shiftHeadings(state: StateCore, minimum: number): void {
 }
 
 /**
- * `typography`: `---` → em dash; `--` → en dash when it has whitespace (or the edge of the text)
- * on both sides or on neither. Runs of four or more hyphens are left alone.
+ * `typography`: `--` → em dash (`&mdash;`) when it has whitespace (or the edge of the text) on
+ * both sides or on neither; `---` → en dash (`&ndash;`), as the platform documents it (the reverse
+ * of the usual typesetting convention, kept so that its apps read as written). Runs of four or more
+ * hyphens are left alone.
  */
 function replaceDashes(text: string): string {
-  return text.replace(/(?<!-)---(?!-)/g, '\u2014').replace(/(?<!-)--(?!-)/g, (dashes, at: number) => {
+  return text.replace(/(?<!-)---(?!-)/g, '\u2013').replace(/(?<!-)--(?!-)/g, (dashes, at: number) => {
     const spaceBefore = at === 0 || /\s/.test(text.charAt(at - 1));
     const spaceAfter = at + 2 >= text.length || /\s/.test(text.charAt(at + 2));
-    return spaceBefore === spaceAfter ? '\u2013' : dashes;
+    return spaceBefore === spaceAfter ? '\u2014' : dashes;
   });
 }
 
@@ -616,4 +619,109 @@ export function htmlSections(html: string, options?: MarkdownOptions): MarkdownS
     if (HTML_HEADING.test(e.name) && elementLevel(e) === top) sections.push({ id: e.attribs.id ?? '', title: elementTitle(e) });
   });
   return sections;
+}
+
+/**
+ * Markdown for an `html` field's HTML (`markdown()` of a rich-text value, docs/content.md "Members
+ * of a rich-text value"): headings as `#`…, paragraphs and `div`s as paragraphs, `pre` as a fenced
+ * block, quotes with `>`, lists with `-` and `1.`, and inline `em`, `strong`, `code`, links, `s`
+ * and `del` (as `~~`), `br` (as a backslash line end). `sub`, `sup` and `ins` have no Markdown and
+ * keep only their text; a heading's `id` is kept as `{#id}`. Rendering the result gives the
+ * same structure back (classes aside).
+ */
+export function htmlMarkdown(html: string): string {
+  const escape = (s: string): string => s.replace(/[\\`*_[\]<>~|]/g, (c) => '\\' + c).replace(/[ \t\n\f\r]+/g, ' ');
+  const inline = (nodes: RichNode[]): string => {
+    let out = '';
+    for (const node of nodes) {
+      if (typeof node === 'string') {
+        out += escape(node);
+        continue;
+      }
+      const inner = (): string => inline(node.children);
+      switch (node.name) {
+        case 'em':
+          out += wrap('*', inner());
+          break;
+        case 'strong':
+          out += wrap('**', inner());
+          break;
+        case 's':
+        case 'del':
+          out += wrap('~~', inner());
+          break;
+        case 'code': {
+          const text = elementText(node.children);
+          const fence = text.includes('`') ? '`` ' : '`';
+          out += fence + text + (fence === '`' ? '`' : ' ``');
+          break;
+        }
+        case 'a': {
+          const href = node.attribs.href;
+          out += href ? `[${inner()}](<${href.replace(/[<>\s]/g, (c) => encodeURIComponent(c))}>)` : inner();
+          break;
+        }
+        case 'br':
+          out += '\\\n';
+          break;
+        default:
+          out += HTML_BLOCKS.has(node.name) ? blocks([node]) : inner();
+      }
+    }
+    return out;
+  };
+  const wrap = (mark: string, text: string): string => {
+    const core = text.trim();
+    if (core === '') return text;
+    const lead = text.slice(0, text.length - text.trimStart().length);
+    const tail = text.slice(text.trimEnd().length);
+    return `${lead}${mark}${core}${mark}${tail}`;
+  };
+  const lineStart = (text: string): string => text.replace(/^(#|[-+]\s|\d+[.)]\s|=+$)/gm, '\\$1');
+  const blocks = (nodes: RichNode[]): string => {
+    const parts: string[] = [];
+    let loose: RichNode[] = [];
+    // A line break at the end of a block shows nothing: it is left out.
+    const content = (nodes: RichNode[]): string => inline(nodes).replace(/(?:\\\n|\s)+$/, '').trim();
+    const flush = (): void => {
+      const text = lineStart(content(loose));
+      if (text !== '') parts.push(text);
+      loose = [];
+    };
+    for (const node of nodes) {
+      if (typeof node === 'string' || !HTML_BLOCKS.has(node.name)) {
+        loose.push(node);
+        continue;
+      }
+      flush();
+      const name = node.name;
+      if (/^h[1-6]$/.test(name)) {
+        const id = node.attribs.id;
+        parts.push(`${'#'.repeat(Number(name[1]))} ${content(node.children)}${id ? ` {#${id}}` : ''}`);
+      } else if (name === 'pre') {
+        const text = elementText(node.children).replace(/\n$/, '');
+        const fence = text.includes('```') ? '~~~~' : '```';
+        parts.push(`${fence}\n${text}\n${fence}`);
+      } else if (name === 'blockquote') {
+        const inner = blocks(node.children);
+        if (inner !== '') parts.push(inner.split('\n').map((l) => (l === '' ? '>' : `> ${l}`)).join('\n'));
+      } else if (name === 'ul' || name === 'ol') {
+        let n = 0;
+        const items: string[] = [];
+        for (const item of node.children) {
+          if (typeof item === 'string' || item.name !== 'li') continue;
+          const marker = name === 'ol' ? `${++n}. ` : '- ';
+          const body = blocks(item.children);
+          items.push(marker + body.split('\n').join('\n' + ' '.repeat(marker.length)).replace(/\n +\n/g, '\n\n'));
+        }
+        if (items.length) parts.push(items.join('\n'));
+      } else {
+        const inner = blocks(node.children);
+        if (inner !== '') parts.push(inner);
+      }
+    }
+    flush();
+    return parts.join('\n\n');
+  };
+  return blocks(readRichTree(String(html)));
 }

@@ -1,8 +1,9 @@
 /**
  * A rich-text field's value as views read it (docs/content.md "Members of a rich-text value"), for
  * `markdown` and `html` fields: printed raw (`{{{ post.body }}}`) it is its HTML with the field's
- * `render:` options; its members give the rest — `value` (the source: Markdown, or the field's
- * cleaned HTML), `markdown()` (the Markdown source; null for an `html` field), `empty`, `length`,
+ * `render:` options, printed escaped (`{{ post.body }}`) its source; its members give the rest —
+ * `value` (the source: Markdown, or the field's cleaned HTML), `markdown()` (the Markdown source;
+ * for an `html` field, Markdown made from its HTML), `empty`, `length`,
  * `valid`/`invalid`, `text()`, `html(options)` (per call, merged over the field's: `{{{ a.body.html
  * minimumHeaderLevel=2 h2='title' }}}`) and `sections()` (the top-level headings, each `{id,
  * title}`).
@@ -12,8 +13,8 @@
  * renders only option sets it is the first to ask for. Scripts reach the same renderer through
  * their model channel (`htmlWith`, `sections`, `text`; src/script/realm/41-models.js `RichValue`).
  */
-import { SAFE_HTML, WebSafe } from '../shared/index.js';
-import { htmlSections, htmlText, markdownSections, markdownText, parseRenderOptions, renderHtml, renderMarkdown, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';
+import { PLAIN_TEXT, SAFE_HTML, WebSafe } from '../shared/index.js';
+import { htmlMarkdown, htmlSections, htmlText, markdownSections, markdownText, parseRenderOptions, renderHtml, renderMarkdown, type MarkdownOptions, type MarkdownSection, type RenderContext } from './markdown.js';
 
 /** What a field's source is: Markdown (`markdown`, `document-markdown`) or cleaned HTML (`html`). */
 export type RichTextKind = 'markdown' | 'html';
@@ -28,15 +29,20 @@ export class RichTextRenderer {
   readonly #cache = new Map<string, string>();
   readonly #sections = new Map<string, MarkdownSection[]>();
   readonly #limit: number;
+  readonly #valid: (text: string) => boolean;
 
-  /** `render` is the field's `render:` map (already checked at load). */
-  constructor(render: Record<string, unknown> | undefined, context: RenderContext = {}, limit = 5000, kind: RichTextKind = 'markdown') {
+  /**
+   * `render` is the field's `render:` map (already checked at load); `valid` says whether a text
+   * meets the field's definition now (its bounds may have changed since the text was stored).
+   */
+  constructor(render: Record<string, unknown> | undefined, context: RenderContext = {}, limit = 5000, kind: RichTextKind = 'markdown', valid: (text: string) => boolean = () => true) {
     const parsed = render ? parseRenderOptions(render) : {};
     this.#options = typeof parsed === 'string' ? {} : parsed;
     this.#plain = Object.keys(this.#options).length === 0;
     this.#context = context;
     this.#limit = limit;
     this.kind = kind;
+    this.#valid = valid;
   }
 
   /** HTML of `text` with the field's options, merged with `extra` (a call's named arguments). */
@@ -98,6 +104,16 @@ export class RichTextRenderer {
     return (this.kind === 'html' ? htmlText(text) : text).trim() === '';
   }
 
+  /** Whether `text` meets the field's definition (`valid`; `invalid` is its opposite). */
+  valid(text: string): boolean {
+    return this.#valid(text);
+  }
+
+  /** The Markdown of `text`: itself for a Markdown field, made from the HTML for an `html` field. */
+  markdown(text: string): string {
+    return this.kind === 'markdown' ? text : htmlMarkdown(text);
+  }
+
   value(text: string): RichText {
     return new RichText(text, this);
   }
@@ -127,15 +143,16 @@ export class RichText {
     for (const _ of this.#text) n++;
     return n;
   }
+  /** Whether the source meets the field's definition (its bounds), as it is now. */
   get valid(): boolean {
-    return true;
+    return this.#renderer.valid(this.#text);
   }
   get invalid(): boolean {
-    return false;
+    return !this.#renderer.valid(this.#text);
   }
-  /** The Markdown source; null for an `html` field, which has none. */
-  markdown(): string | null {
-    return this.#renderer.kind === 'markdown' ? this.#text : null;
+  /** The Markdown source; for an `html` field, Markdown made from its HTML. */
+  markdown(): string {
+    return this.#renderer.markdown(this.#text);
   }
   /** Plain text of the document, one line per block. */
   text(): string {
@@ -157,6 +174,10 @@ export class RichText {
   }
   [SAFE_HTML](): string {
     return this.#renderer.html(this.#text);
+  }
+  /** In `{{ }}`: the source, which the view escapes. */
+  [PLAIN_TEXT](): string {
+    return this.#text;
   }
   toString(): string {
     return this.#renderer.html(this.#text);

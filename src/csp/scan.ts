@@ -95,13 +95,15 @@ export interface IndentedBlock {
 
 /** What the app does with references (assets, inlining); see PolicyCompiler. */
 export interface ReferenceHooks {
+  /** Reads an app file (inlined SVG icons; a partial of literal attributes inside a start tag). */
+  read?(path: string): string | undefined;
   /**
    * `<script src>` or stylesheet `<link href>`: the text to put inline when the URL names a
    * private file, a problem to report, or undefined for an ordinary reference.
    */
   inline?(url: string, kind: 'script' | 'style', file: string): { text: string } | { code: Code; message: string } | undefined;
-  /** A static reference in `src`, `href`, `srcset` or `content`: the URL to write instead. */
-  rewrite?(url: string, file: string): string | undefined;
+  /** A static reference in `src`, `href`, `srcset` or `content` (`attribute`): the URL to write instead. */
+  rewrite?(url: string, file: string, attribute: string): string | undefined;
   /**
    * A start tag whose name has a dot (a connector tag, `<clicky.com-script async/>`): what to write
    * instead, or undefined to leave the element as written. Its end tag, if any, is removed.
@@ -436,6 +438,7 @@ class FileScanner {
   readonly #nodes: readonly NodeLike[];
   readonly #options: ScanOptions;
   readonly #hooks: ReferenceHooks;
+  readonly #partials: TemplateLike['partials'];
   /** False for the silent re-scan: nothing is reported, the declaration link is not read again. */
   readonly #reporting: boolean;
   readonly #report: Reporter | undefined;
@@ -463,6 +466,7 @@ class FileScanner {
     this.#nodes = t.nodes;
     this.#options = options;
     this.#hooks = options.hooks;
+    this.#partials = t.partials;
     this.#reporting = reporting;
     this.#report = reporting ? options.report : undefined;
   }
@@ -720,6 +724,29 @@ class FileScanner {
   }
 
   /**
+   * A partial between the attributes of a start tag (`<input {{>disable-spell}}>`): accepted when
+   * its file holds only literal attributes (docs/views.md "Partials"): no template tag, no
+   * element, no event handler, `style` or address (this pass sees only this file's attributes, and
+   * those are the ones the page's policy and rewrites must know). Anything else is refused.
+   */
+  #partialInStartTag(n: Extract<NodeLike, { type: 'partial' }>, i: number, w: PlaceInTag): void {
+    const refuse = (why: string): void => this.#error('LW_CSP_TAG_IN_TAG', `a partial inside a start tag ${why}; write the attributes in this file`, i);
+    if (w !== 'between' || n.dynamic !== undefined) return refuse('other than between attributes: its text could add attributes or move quotes');
+    const s = this.#frag.s;
+    const near = (from: number, step: number): string => {
+      let j = from;
+      while (j >= 0 && j < s.length && s.charCodeAt(j) === HOLE_CODE) j += step;
+      return s[j] ?? '>';
+    };
+    if (!/[\s"']/.test(near(i - 1, -1)) || !/[\s/>]/.test(near(i + 1, 1))) return refuse('glued to an attribute: its first or last name would change; leave a space around it');
+    const decl = this.#partials?.[n.name];
+    const text = decl?.kind === 'partial' ? this.#hooks.read?.(decl.file) : undefined;
+    if (text === undefined) return refuse('whose text this pass cannot see');
+    const problem = literalAttributesProblem(text);
+    if (problem !== undefined) refuse(`(${decl!.file}) that ${problem}: only a partial of fixed attributes may stand there`);
+  }
+
+  /**
    * Reports template tags of a start tag that could let data shape the element: value tags not
    * inside a quoted attribute value (or inside srcdoc); any tag inside the element's name or an
    * attribute's name; a section whose two tags are not both between attributes or both inside
@@ -756,8 +783,12 @@ class FileScanner {
           }
           continue;
         }
+        if (n.type === 'partial') {
+          this.#partialInStartTag(n, i, where(i));
+          continue;
+        }
         if (n.type !== 'section') {
-          this.#error('LW_CSP_TAG_IN_TAG', `a ${n.type === 'partial' ? 'partial' : 'parent or layout'} inside a start tag: its text could add attributes or move quotes; write the attributes in this file`, i);
+          this.#error('LW_CSP_TAG_IN_TAG', 'a parent or layout inside a start tag: its text could add attributes or move quotes; write the attributes in this file', i);
           continue;
         }
         if (reported.has(n)) continue;
@@ -1018,7 +1049,7 @@ class FileScanner {
     if (a.name === 'content' && !value.trim().startsWith('/')) return;
     let changed = false;
     const one = (url: string): string | undefined => {
-      const r = hooks.rewrite!(url, this.#file);
+      const r = hooks.rewrite!(url, this.#file, a.name);
       if (r !== undefined) changed = true;
       return r;
     };
@@ -1251,4 +1282,31 @@ function isFormAttributes(n: NodeLike): boolean {
   if (e?.kind !== 'path' || e.root === undefined || e.segs === undefined) return false;
   const segs = [e.root, ...e.segs];
   return segs.length >= 2 && segs[segs.length - 1] === 'attributes' && ['input', 'textarea', 'selectOne', 'selectMany'].includes(segs[segs.length - 2]!);
+}
+
+/** Attributes a partial inside a start tag may not hold: what the page's policy or rewrites must see in the page itself. */
+const UNSEEN_ATTRIBUTES = new Set(['style', 'srcdoc', 'src', 'srcset', 'href', 'action', 'formaction', 'poster', 'data', 'content', 'ping', 'background', 'manifest', 'codebase', 'cite', 'xlink:href', 'longdesc', 'usemap', 'itemtype', 'nonce', 'integrity']);
+
+/**
+ * Why the text of a partial file is not a list of literal attributes (`autocomplete="off"
+ * spellcheck="false"`), or undefined when it is. The view's marker line is left out, as the
+ * renderer leaves it out.
+ */
+export function literalAttributesProblem(file: string): string | undefined {
+  let text = file.replace(/^\uFEFF?<!--TEMPLATE[^>]*-->[ \t]*(\r?\n)?/, '');
+  if (/\{\{|\}\}/.test(text)) return 'holds a template tag';
+  if (/[<>]/.test(text)) return 'holds an element or markup';
+  const attribute = /^\s*([^\s"'<>\/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/;
+  let count = 0;
+  while ((text = text.replace(/^\s+/, '')) !== '') {
+    const m = attribute.exec(text);
+    if (!m) return `holds "${text.slice(0, 20)}", which is not an attribute`;
+    const name = m[1]!.toLowerCase();
+    if (name.startsWith('on')) return `holds the event handler ${name}`;
+    if (UNSEEN_ATTRIBUTES.has(name)) return `holds ${name}=, which the page's policy must see where it is written`;
+    text = text.slice(m[0].length);
+    if (text !== '' && !/^\s/.test(text)) return 'holds attributes without a space between them';
+    if (++count > 100) return 'holds more than 100 attributes';
+  }
+  return undefined;
 }

@@ -21,6 +21,7 @@ export const CSP_CODES = {
   LW_CSP_SVG_INLINE: 'Warning: an inlined SVG file holds something the page policy will block.',
   LW_CSP_SUPPLIER_INLINE: 'Warning: an HTML supplier writes an inline <script> or <style>, which is never hashed.',
   LW_ASSET_SCSS: 'A .scss stylesheet does not compile.',
+  LW_ASSET_SCSS_LENIENT: 'A .scss stylesheet compiled only by leaving out what the platform\'s compiler accepted and dart-sass refuses (a warning).',
   LW_ASSET_SCSS_TIME: 'A .scss stylesheet did not compile within the time bound (10 s by default).',
   LW_ASSET_INLINE_MISSING: 'A <script src> or stylesheet <link href> names a private file that does not exist.',
   LW_ASSET_INLINE_UNSAFE: 'An inlined private file contains text that would end or escape its <script> or <style> element.',

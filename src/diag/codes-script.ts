@@ -22,7 +22,7 @@ export const SCRIPT_CODES = {
   LW_SCRIPT_TAGGED_TEMPLATE: 'A script uses a tagged template.',
   LW_SCRIPT_UNSUPPORTED: 'A script uses a construct outside the subset (`debugger`, computed destructuring keys, ...).',
   LW_SCRIPT_IMPORT: 'An import is malformed or names a module or value that is not available here.',
-  LW_SCRIPT_PLATFORM_MODULE: "(a warning) A script imports '🔌', the hosting platform's own services, which Laneway does not have: the script answers 501 Not Implemented and the rest of the app runs.",
+  LW_SCRIPT_PLATFORM_MODULE: "(a warning) A script imports a hosted service of '🔌' (Build, Mapping…), which Laneway does not have (Source is computed here): the script answers 501 Not Implemented and the rest of the app runs.",
   LW_SCRIPT_EXPORT: 'An export is malformed, misplaced, or not allowed for this kind of script.',
   LW_SCRIPT_ASSIGN_CONST: 'A script assigns to a `const` or to an imported name.',
   LW_SCRIPT_MULTILINE: 'A line starting with `(` or `[` continues the previous line (no automatic semicolon there).',

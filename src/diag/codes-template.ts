@@ -8,6 +8,7 @@ export const TEMPLATE_CODES = {
   LW_VIEW_UNEXPECTED_CLOSE: 'A closing tag has no open section to close.',
   LW_VIEW_UNKNOWN_PRAGMA: 'A {{% … }} pragma has a name Laneway does not know.',
   LW_VIEW_PRAGMA_SYNTAX: 'A known pragma is written in a form Laneway cannot read.',
+  LW_VIEW_IMPORT_TWO_WORDS: '(a warning) A view\'s import entry is two words (`{A, B c}`): it imports nothing, as on the platform.',
   LW_VIEW_PRAGMA_PLACEMENT: 'A pragma is used where it has no effect (Render-If in a partial or layout).',
   LW_VIEW_DUPLICATE_NAME: 'Two pragmas of one file declare the same partial, variable or choice name.',
   LW_VIEW_MISSING_FILE: 'A partial, layout, SVG, YAML or JSON path named by a pragma does not exist.',

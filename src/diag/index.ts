@@ -21,6 +21,11 @@ export interface Diagnostic {
   file: string;
   line: number;
   column: number;
+  /**
+   * `file` is a path on disk outside the app (a nested site whose source lies outside the parent's
+   * directory), printed as it is; otherwise it is an app path, printed without its leading `/`.
+   */
+  external?: true;
 }
 
 /** A 1-based line and column. */
@@ -47,7 +52,7 @@ export function locate(source: string, offset: number): Position {
 
 /** Formats a diagnostic as `file:line:column: message` (file without the leading slash). */
 export function formatDiagnostic(d: Diagnostic): string {
-  const file = d.file.startsWith('/') ? d.file.slice(1) : d.file;
+  const file = d.external || !d.file.startsWith('/') ? d.file : d.file.slice(1);
   const tag = d.severity === 'warning' ? 'warning: ' : '';
   return `${file}:${d.line}:${d.column}: ${tag}${d.message} [${d.code}]`;
 }
@@ -74,8 +79,8 @@ export class DiagnosticList {
   }
 
   /** Reports a problem at an already known position. */
-  at(severity: Severity, code: Code, message: string, file: string, pos: Position): void {
-    this.items.push({ code, severity, message, file, line: pos.line, column: pos.column });
+  at(severity: Severity, code: Code, message: string, file: string, pos: Position, external = false): void {
+    this.items.push({ code, severity, message, file, line: pos.line, column: pos.column, ...(external ? { external: true as const } : {}) });
   }
 
   get errors(): Diagnostic[] {

@@ -109,6 +109,10 @@ export interface HostChannel {
   richSections(text: string, key: string | null): RichSection[];
   /** `value.text()`: the text without markup. */
   richText(text: string, key: string | null): string;
+  /** The Markdown of a rich-text value: its source for a markdown field, made from the HTML of an html field. */
+  richMarkdown(text: string, key: string | null): string | null;
+  /** Whether a rich-text value's source meets its field's definition as it is now. */
+  richValid(text: string, key: string | null): boolean;
   /** A signed upload URL for the image field `model.field` (`Model.field.uploadUrl()`). */
   imageUploadUrl(model: string, field: string): string;
 

@@ -1,9 +1,10 @@
 /**
- * The `'util'` module (docs/scripting.md "The `'util'` module"): `ID`, `Encoding`, `Dates`. Host
- * values, frozen; scripts reach them through the membrane like any import (so the copies are made
- * once and cached). `Identicon` belongs to the image work and is not here yet.
+ * The `'util'` module (docs/scripting.md "The `'util'` module"): `ID`, `Encoding`, `Dates`,
+ * `Identicon`. Host values, frozen; scripts reach them through the membrane like any import (so the
+ * copies are made once and cached).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { WebSafe } from '../shared/index.js';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -91,10 +92,45 @@ const Dates = Object.freeze({
   fromNow: (date: unknown): string => fromNow(date),
 });
 
-const UTIL = Object.freeze({ ID, Encoding, Dates });
+/**
+ * An identicon: a 5×5 grid, mirrored left to right, of cells on or off, in one colour, all read
+ * from the SHA-256 of the text (the same text gives the same picture, everywhere and always). The
+ * SVG is inline markup with presentation attributes only (no `style`), so a page's policy needs
+ * nothing for it (docs/security.md).
+ */
+function identiconSvg(seed: Buffer): string {
+  const hue = ((seed[0]! << 8) | seed[1]!) % 360;
+  const saturation = 45 + (seed[2]! % 25);
+  const lightness = 40 + (seed[3]! % 20);
+  const fill = `hsl(${hue},${saturation}%,${lightness}%)`;
+  const cells: string[] = [];
+  for (let row = 0; row < 5; row++) {
+    for (let col = 0; col < 3; col++) {
+      const bit = seed[4 + row * 3 + col]! & 1;
+      if (!bit) continue;
+      cells.push(`M${col + 1} ${row + 1}h1v1h-1z`);
+      if (col < 2) cells.push(`M${5 - col} ${row + 1}h1v1h-1z`);
+    }
+  }
+  return (
+    '<svg xmlns="http://www.w3.org/2000/svg" class="identicon" width="64" height="64" viewBox="0 0 7 7" role="img" aria-hidden="true">' +
+    '<rect width="7" height="7" fill="#f0f0f0"/>' +
+    (cells.length ? `<path fill="${fill}" d="${cells.join('')}"/>` : '') +
+    '</svg>'
+  );
+}
+
+const Identicon = Object.freeze({
+  /** The identicon of `s` (a string; other values by their text): the same for the same text. */
+  of: (s: unknown): WebSafe => new WebSafe(identiconSvg(createHash('sha256').update(String(s ?? ''), 'utf8').digest())),
+  /** An identicon of 128 random bits. */
+  random: (): WebSafe => new WebSafe(identiconSvg(createHash('sha256').update(randomBytes(16)).digest())),
+});
+
+const UTIL = Object.freeze({ ID, Encoding, Dates, Identicon });
 
 /** The values of the `'util'` module, by export name. */
-export function utilModule(): Readonly<{ ID: typeof ID; Encoding: typeof Encoding; Dates: typeof Dates }> {
+export function utilModule(): Readonly<{ ID: typeof ID; Encoding: typeof Encoding; Dates: typeof Dates; Identicon: typeof Identicon }> {
   return UTIL;
 }
 

@@ -3,7 +3,7 @@
  * Leaves import only this folder and `diag`.
  */
 export { type SourceTree, normalizeName, normalizePath } from './source-tree.js';
-export { WebSafe, isWebSafe, SAFE_HTML, safeMarkup } from './web-safe.js';
+export { WebSafe, isWebSafe, SAFE_HTML, safeMarkup, PLAIN_TEXT, plainText } from './web-safe.js';
 export { then } from './maybe-async.js';
 export { cookieNameProblem } from './cookie-name.js';
 export { Passes } from './passes.js';

@@ -38,3 +38,18 @@ export function safeMarkup(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Values that print as text of their own in `{{ }}`, escaped, rather than as their markup escaped:
+ * a rich-text value prints its source there (docs/content.md "Members of a rich-text value"),
+ * and its HTML only in `{{{ }}}`.
+ */
+export const PLAIN_TEXT = Symbol.for('laneway.plainText');
+
+/** The text a value with a PLAIN_TEXT method prints in `{{ }}`; undefined for anything else. */
+export function plainText(value: unknown): string | undefined {
+  if (value !== null && typeof value === 'object' && typeof (value as { [PLAIN_TEXT]?: unknown })[PLAIN_TEXT] === 'function') {
+    return String((value as { [PLAIN_TEXT](): unknown })[PLAIN_TEXT]());
+  }
+  return undefined;
+}

@@ -95,6 +95,13 @@ export function parsePragma(text: string, at: number, report: Reporter): Pragma 
         const nameAt = offset + (part.length - part.trimStart().length);
         offset += part.length + 1;
         if (name === '') continue;
+        const words = name.split(/\s+/);
+        if (words.length === 2 && words.every((w) => NAME.test(w))) {
+          // The platform read a two-word entry as naming nothing (the console has one,
+          // `ProjectDeployment deployment`, whose page uses neither word from this module): skipped.
+          report('LW_VIEW_IMPORT_TWO_WORDS', `import entry "${name}" is two words; it imports nothing, as on the platform: write one exported name (${words[0]}), or remove the entry`, nameAt);
+          continue;
+        }
         if (!NAME.test(name)) {
           report('LW_VIEW_PRAGMA_SYNTAX', `malformed import entry "${name}": each entry is one exported name; expected ${usage}`, nameAt);
           continue;

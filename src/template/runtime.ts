@@ -7,7 +7,7 @@
  * goes to one string (`S.s`) in order, because nothing renders past a pending Promise until it
  * settles; a template whose values are all at hand never allocates a Promise.
  */
-import { BARE, WebSafe, safeMarkup } from '../shared/index.js';
+import { BARE, WebSafe, plainText, safeMarkup } from '../shared/index.js';
 import { FLUSH_CHARS, type ByteSink } from './bytes.js';
 import { chooseString } from './pragma.js';
 
@@ -449,6 +449,14 @@ export function out(S: RenderState, v: unknown, raw: boolean): void | Promise<vo
         return;
       }
       if (isThenable(v)) return Promise.resolve(v).then((x) => out(S, x, raw));
+      if (!raw) {
+        // A rich-text value prints its source in {{ }}, escaped; its HTML only in {{{ }}}.
+        const text = plainText(v);
+        if (text !== undefined) {
+          S.s += escapeHtml(text);
+          return;
+        }
+      }
       {
         const markup = safeMarkup(v);
         if (markup !== undefined) {

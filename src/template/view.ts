@@ -218,7 +218,7 @@ function contextOf(options: ViewCompileOptions): Context {
   return ctx;
 }
 
-const WARNINGS = new Set<Code>(['LW_VIEW_IGNORED_IN_PARENT', 'LW_VIEW_SVG_DIR_MISSING', 'LW_VIEW_RAW_NOT_WEB_SAFE']);
+const WARNINGS = new Set<Code>(['LW_VIEW_IGNORED_IN_PARENT', 'LW_VIEW_SVG_DIR_MISSING', 'LW_VIEW_RAW_NOT_WEB_SAFE', 'LW_VIEW_IMPORT_TWO_WORDS']);
 
 function report(ctx: Context, unit: Unit, code: Code, message: string, offset: number): void {
   if (WARNINGS.has(code)) {

@@ -204,6 +204,33 @@ describe('connector sources and definitions', () => {
     assert.match(ds[0]!.message, /^class is not passed to the script of <clicky\.com-script\/>: a connector tag takes async, defer, id and data-\* attributes/);
   });
 
+  it('async: optional is accepted (the tag decides); {attr} placeholders in src are filled from the tag, encoded', async () => {
+    const conn = clickyConnector(`script:\n  src: '${SCRIPT_SRC}?site={site}&lang={data-lang}'\n  async: optional\n  defer: optional\n`);
+    const files = { '/🔌.yaml': `- ${URL_V1}\n`, '/index.html': html('<clicky.com-script async site="10 1&amp;2" data-lang="en"/>'), '/plain.html': html('<clicky.com-script site="7" data-lang="de"/>') };
+    assert.deepEqual(codes(checkApp(writeApp(files), { sources: { [URL_V1]: conn } })), []);
+    const s = await serve(files, { sources: { [URL_V1]: conn } });
+    try {
+      const r = await s.get('/');
+      assert.equal(r.text, html(`<script src="${SCRIPT_SRC}?site=10%201%262&amp;lang=en" async data-lang="en"></script>`));
+      assert.match(r.headers['content-security-policy'] as string, new RegExp(`script-src ${SCRIPT_SRC.replace(/[.]/g, '\\.')}; style-src`));
+      assert.equal((await s.get('/plain')).text, html(`<script src="${SCRIPT_SRC}?site=7&amp;lang=de" data-lang="de"></script>`), 'no async unless written');
+    } finally {
+      await s.close();
+      rmSync(conn, { recursive: true, force: true });
+    }
+  });
+
+  it('a placeholder whose attribute is missing is an error at the tag; a placeholder in the host is refused in the definition', () => {
+    const conn = clickyConnector(`script:\n  src: '${SCRIPT_SRC}?site={site}'\n`);
+    const ds = checkApp(writeApp({ '/🔌.yaml': `- ${URL_V1}\n`, '/index.html': html('<clicky.com-script/>') }), { sources: { [URL_V1]: conn } });
+    assert.deepEqual(codes(ds), ['error LW_CONTENT_CONNECTOR_ATTRIBUTE /index.html:4:1']);
+    assert.match(ds[0]!.message, /<clicky\.com-script\/> needs site="…"/);
+    const bad = clickyConnector("script:\n  src: 'https://{host}.clicky-cdn.test/a.js'\n  async: sometimes\n");
+    const dsBad = checkApp(writeApp({ '/🔌.yaml': `- ${URL_V1}\n`, '/index.html': html('<clicky.com-script host="x"/>') }), { sources: { [URL_V1]: bad } });
+    assert.deepEqual(dsBad.map((d) => d.message.replace(/; found .*/, '')), ['script.src has a {placeholder} before its path; the host must be written out: "https://{host}.clicky-cdn.test/a.js"', 'script.async is true, false or optional, not "sometimes"']);
+    for (const dir of [conn, bad]) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a connector tag with a template tag inside is an error (it is replaced at load, so it is written literally)', () => {
     const conn = clickyConnector();
     const dir = writeApp({ '/🔌.yaml': `- ${URL_V1}\n`, '/v.html': '<!--TEMPLATE mustache-->\n<clicky.com-script id="{{%year}}"/>\n' });

@@ -126,15 +126,15 @@ describe('slugify', () => {
 
 describe('typography', () => {
   rows('on', { typography: true }, [
-    ['a -- b, 1--2, a---b, a --- b', '<p>a – b, 1–2, a—b, a — b</p>\n'],
+    ['a -- b, 1--2, a---b, a --- b', '<p>a — b, 1—2, a–b, a – b</p>\n'],
     ['use --verbose or ---- or -----', '<p>use --verbose or ---- or -----</p>\n'],
     ['`a -- b` and\n\n    a -- b', '<p><code>a -- b</code> and</p>\n<pre><code>a -- b\n</code></pre>\n'],
     ['"quotes" \'single\' (c) (tm) ... +-', '<p>"quotes" \'single\' (c) (tm) ... +-</p>\n'],
     ['escaped \\-- stays', '<p>escaped -- stays</p>\n'],
-    ['# A -- B', '<h1>A – B</h1>\n'],
+    ['# A -- B', '<h1>A — B</h1>\n'],
   ]);
   rows('with autolink', { typography: true, autolink: true }, [
-    ['https://x.test/a--b -- <https://y.test/c--d>', '<p><a href="https://x.test/a--b">https://x.test/a--b</a> – <a href="https://y.test/c--d">https://y.test/c--d</a></p>\n'],
+    ['https://x.test/a--b -- <https://y.test/c--d>', '<p><a href="https://x.test/a--b">https://x.test/a--b</a> — <a href="https://y.test/c--d">https://y.test/c--d</a></p>\n'],
   ]);
 });
 
@@ -182,7 +182,7 @@ describe('options together', () => {
         options,
         { resolveLink },
       ),
-      '<h2 id="sahara-the-desert" class="title">Sahara – the desert</h2>\n' +
+      '<h2 id="sahara-the-desert" class="title">Sahara — the desert</h2>\n' +
         '<h3 id="dunes" class="big subtitle">Dunes</h3>\n' +
         '<p class="text">See <a class="link" href="https://example.com/" target="_blank" rel="noopener noreferrer">https://example.com/</a> and ' +
         '<a class="link" href="/places/sahara#oasis">the oasis</a> or <a class="is-missing-link link" href="/%F0%9F%97%84/gone.md">gone</a>.</p>\n',
@@ -311,7 +311,7 @@ describe('markdownSections', () => {
     assert.deepEqual(markdownSections(source, { typography: true }), [
       { id: 'top-2', title: 'Top' },
       { id: 'top', title: 'Other' },
-      { id: 'café-noir', title: 'Café – noir' },
+      { id: 'café-noir', title: 'Café — noir' },
       { id: 'section', title: '!!!' },
     ]);
   });

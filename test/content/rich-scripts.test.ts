@@ -45,7 +45,7 @@ const BODY_HTML =
   '<h1 id="intro">Intro</h1>\n<p class="lead">Some <em>text</em> -- here.</p>\n<h2 id="part-one">Part one</h2>\n<p class="lead">More.</p>\n<h1 id="outro">Outro</h1>\n<p class="lead">End.</p>\n';
 const BIO = '<h1>About me</h1><p>I write <em>code</em> -- see https://example.com/a--b</p><pre>a -- b</pre>';
 const BIO_HTML =
-  '<h2 id="about-me">About me</h2><p class="lead">I write <em>code</em> – see <a href="https://example.com/a--b">https://example.com/a--b</a></p><pre>a -- b</pre>';
+  '<h2 id="about-me">About me</h2><p class="lead">I write <em>code</em> — see <a href="https://example.com/a--b">https://example.com/a--b</a></p><pre>a -- b</pre>';
 const NOTE = '<p>plain <strong>note</strong></p>';
 
 /** Hostile HTML for an html field whose `render:` adds classes, ids and links. */
@@ -242,11 +242,11 @@ for (const engine of ENGINES) {
       const v = json(await s.get('/bio', J));
       assert.equal(
         v.call,
-        '<h2 id="about-me" class="big">About me</h2><p class="x">I write <em>code</em> – see <a href="https://example.com/a--b">https://example.com/a--b</a></p><pre>a -- b</pre>',
+        '<h2 id="about-me" class="big">About me</h2><p class="x">I write <em>code</em> — see <a href="https://example.com/a--b">https://example.com/a--b</a></p><pre>a -- b</pre>',
       );
       assert.deepEqual(v.sections, [{ id: 'about-me', title: 'About me' }]);
       assert.equal(v.text, 'About me\nI write code -- see https://example.com/a--b\na -- b');
-      assert.equal(v.markdown, null);
+      assert.equal(v.markdown, '# About me\n\nI write *code* -- see https://example.com/a--b\n\n```\na -- b\n```', 'Markdown made from the HTML');
       assert.equal(v.value, BIO);
       assert.equal(v.noteHtml, NOTE);
       assert.equal(v.noteCall, '<p class="x">plain <strong>note</strong></p>');
@@ -274,7 +274,7 @@ for (const engine of ENGINES) {
       assert.ok(r.text.includes(`<main>${BIO_HTML}</main>`), r.text);
       assert.ok(
         r.text.includes(
-          '<aside><h2 id="about-me" class="x">About me</h2><p class="y">I write <em>code</em> – see <a href="https://example.com/a--b">https://example.com/a--b</a></p><pre>a -- b</pre></aside>',
+          '<aside><h2 id="about-me" class="x">About me</h2><p class="y">I write <em>code</em> — see <a href="https://example.com/a--b">https://example.com/a--b</a></p><pre>a -- b</pre></aside>',
         ),
         r.text,
       );

@@ -46,7 +46,7 @@ describe('a content site over HTTP', () => {
     assert.match(r.text, /<ol class="toc">\s*<li><a href="#before">Before you start<\/a><\/li>\s*<\/ol>/);
     assert.match(r.text, /<h2 id="before" class="title is-size-4">Before you start<\/h2>/, '{#id}, minimumHeaderLevel=2, h2 classes');
     assert.match(r.text, /<h3 id="the-flame">The flame<\/h3>/, 'generated id, shifted level');
-    assert.match(r.text, /Trim the wick \u2013 a few/, 'typography');
+    assert.match(r.text, /Trim the wick \u2014 a few/, 'typography: -- is an em dash, as the platform documents it');
     assert.match(r.text, /<p class="length">171 characters<\/p>/);
     const c = await s.get('/advanced/carrying');
     assert.equal(c.status, 200);

@@ -38,6 +38,42 @@ describe('SCSS', () => {
     const lines = diagnosticsOf({ '/a.scss': '@import "/_b";\np { color: red; }\n', '/_b.scss': '\n\np { width: $missing; }\n' }, 'LW_ASSET');
     assert.deepEqual(lines, ['_b.scss:3:12: Sass: Undefined variable. (imported by /a.scss) [LW_ASSET_SCSS]']);
   });
+
+  describe('as lenient as the platform\'s compiler', () => {
+    const lenient = {
+      '/_media.scss': '@mixin tablet { @media screen and (min-width: 769px) { @content; } }\n',
+      '/app.scss': [
+        "@import 'media';",
+        '/* a note on #{$undefined-name} */',
+        '.a { color: red; }',
+        '@include tablet() {',
+        '  padding: 1rem;',
+        '  .b { color: blue; }',
+        '}',
+        "/* a string '#{$x}' inside */",
+        '',
+      ].join('\n'),
+    };
+    test('#{} in a /* */ comment and a declaration at the top level of a media mixin compile, each with a warning at its line', () => {
+      const lines = diagnosticsOf(lenient, 'LW_ASSET');
+      assert.deepEqual(codes(lines), ['app.scss:2:16 [LW_ASSET_SCSS_LENIENT]', 'app.scss:5:3 [LW_ASSET_SCSS_LENIENT]', 'app.scss:8:16 [LW_ASSET_SCSS_LENIENT]']);
+      assert.match(lines[1]!, /the declaration "padding: 1rem" stands outside any style rule/);
+    });
+    test('the stylesheet is served with everything else in it', async () => {
+      const served = await serve(lenient);
+      try {
+        const r = await served.get('/app.scss');
+        assert.equal(r.status, 200);
+        assert.equal(r.text, '.a{color:red}@media screen and (min-width: 769px){.b{color:blue}}');
+      } finally {
+        await served.close();
+      }
+    });
+    test('a real mistake outside a comment stays an error', () => {
+      const lines = diagnosticsOf({ '/x.scss': '/* fine */\np { width: $missing; }\n' }, 'LW_ASSET');
+      assert.deepEqual(codes(lines), ['x.scss:2:12 [LW_ASSET_SCSS]']);
+    });
+  });
 });
 
 describe('fingerprints and pins', () => {

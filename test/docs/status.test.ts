@@ -46,15 +46,15 @@ describe('docs/status.md', () => {
   });
 
   it("a script importing '🔌' is a warning and answers 501; the rest of the app runs; no locale overlay of the properties", async () => {
-    assert.deepEqual(diagnosticsOf({ '/x/GET.js': "import {Source} from '🔌'\n({})\n" }), [
-      `x/GET.js:1:9: warning: '🔌' is the hosting platform's own services (its sources, builds and deployments), which Laneway does not have (docs/status.md, "Not available": '🔌', the platform's own services): this file answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]`,
+    assert.deepEqual(diagnosticsOf({ '/x/GET.js': "import {Source, Build} from '🔌'\n({})\n" }), [
+      `x/GET.js:1:1: warning: this script imports "Build" from '🔌', the hosting platform's own services (its builds, mappings and deployments), which Laneway does not have (only Source is computed here): it answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]`,
     ]);
     const s = await serve({
       '/🎛.yaml': 'name: X\nlocale: en\n',
       '/🎨.scss': "$hello: 'Hello';\n",
       '/🎨.de.scss': "$hello: 'Hallo';\n",
       '/index.html': '<!--TEMPLATE mustache-->\n<p>{{🎨.hello}}</p>\n',
-      '/x/GET.js': "import {Source} from '🔌'\n({})\n",
+      '/x/GET.js': "import {Build} from '🔌'\n({})\n",
     });
     try {
       assert.equal((await s.get('/x')).status, 501);

@@ -279,9 +279,9 @@ export class BuildSession implements UnitStore {
       calls.push({ hook, args, key: JSON.stringify([hook, args]), answer: JSON.stringify(answer) ?? 'undefined' });
     };
     const recorded: PolicyHooks = { ...hooks };
-    if (hooks.rewrite) recorded.rewrite = (url, from) => {
-      const answer = hooks.rewrite!(url, from);
-      log(from, 'rewrite', [url, from], answer);
+    if (hooks.rewrite) recorded.rewrite = (url, from, attribute) => {
+      const answer = hooks.rewrite!(url, from, attribute);
+      log(from, 'rewrite', [url, from, attribute], answer);
       return answer;
     };
     if (hooks.inline) recorded.inline = (url, kind, from) => {

@@ -287,7 +287,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       settings: auth.enabled ? { ...settings.csp, formActionAuth: providerOrigins(auth, process.env) } : settings.csp,
       diagnostics,
       hooks: recordedBy(session, {
-        rewrite: (url, from) => catalog.rewrite(url, from),
+        rewrite: (url, from, attribute) => catalog.rewrite(url, from, attribute),
         inline: (url, kind, from) => catalog.inline(url, kind, from),
         read: (p) => tree.read(p),
         element: (use) => connectors.expand(use),
@@ -720,8 +720,10 @@ function loadMounts(specs: MountSpec[], rootDir: string, options: AppOptions, pr
       building.pop();
     }
     const rel = path.relative(rootDir, m.dir);
-    const where = (file: string) => (rel.startsWith('..') || path.isAbsolute(rel) ? path.join(m.dir, file) : '/' + path.posix.join(rel.split(path.sep).join('/'), file.replace(/^\//, '')));
-    for (const d of child.diagnostics) diagnostics.at(d.severity, d.code, `(nested site ${m.prefix}/) ${d.message}`, where(d.file), { line: d.line, column: d.column });
+    // A child outside this site's directory is reported at its files' paths on disk (printed with their leading /).
+    const outside = rel.startsWith('..') || path.isAbsolute(rel);
+    const where = (file: string) => (outside ? path.join(path.resolve(m.dir), file) : '/' + path.posix.join(rel.split(path.sep).join('/'), file.replace(/^\//, '')));
+    for (const d of child.diagnostics) diagnostics.at(d.severity, d.code, `(nested site ${m.prefix}/) ${d.message}`, d.external ? d.file : where(d.file), { line: d.line, column: d.column }, outside || d.external === true);
     if (!child.app || child.diagnostics.some((d) => d.severity === 'error')) continue;
     if ((child.app.data || child.app.mounts.some((x) => x.namespace !== undefined)) && m.namespace === undefined) {
       diagnostics.error('LW_APP_NESTED_SITE', `the nested site ${m.prefix}/ stores data (/📦/): give it \`namespace:\` (4–25 of a-z, 0-9 and -), which keeps its data apart and must never change`, m.file);

@@ -370,7 +370,18 @@ class MountedCatalog extends AssetCatalog {
     return this.#css.get(path);
   }
 
+  /**
+   * A reference in `content` (`<meta property="og:image" content="/img/📌card.png">`): the page's
+   * HTML is written for the mount only in link attributes (mountHtml), so this one gets the mount
+   * path here, at load.
+   */
+  override rewrite(url: string, from: string, attribute?: string): string | undefined {
+    const r = super.rewrite(url, from, attribute);
+    return r !== undefined && attribute === 'content' ? mountUrl(r, this.#prefix) : r;
+  }
+
   override inline(url: string, kind: 'script' | 'style', from: string): ReturnType<AssetCatalog['inline']> {
+
     const r = super.inline(url, kind, from);
     return kind === 'style' && r !== undefined && 'text' in r ? { text: mountCss(r.text, this.#prefix) } : r;
   }

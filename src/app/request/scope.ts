@@ -8,7 +8,7 @@
 import { LanewayError, type Code } from '../../diag/index.js';
 import type { ParamValue } from '../../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../../script/index.js';
-import { openScriptValue, withViewMembers, ScriptBudget, takeConsole, takeEffects, utilModule, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
+import { openScriptValue, withViewMembers, ScriptBudget, takeConsole, takeEffects, utilModule, platformModuleValues, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
 import { secureContext, Visitor } from '../../session/index.js';
 import { formView, freshFormView, type FormType, type FormViewValue } from '../../forms/index.js';
 import type { CompiledView, RenderOutput } from '../../template/index.js';
@@ -36,6 +36,7 @@ import { budgetToken } from '../../script/index.js';
 /** Modules that exist in Laneway today. Others (📦, 🗄, 👤, 📧, 📡) arrive with their issues; '🎨' and '🎛' are checked below. */
 const REQUEST_MODULES = new Set(['form', 'form[]', 'form{}', '&', '🍪']);
 const UTIL = utilModule() as Record<string, unknown>;
+const PLATFORM = platformModuleValues() as Record<string, unknown>;
 
 /** The compiled form of each supplier, filled in by the loader. */
 export interface SupplierCode {
@@ -147,6 +148,9 @@ export function importChecker(system: Pick<ModuleSystem, 'suppliers' | 'data' | 
       return `there is no static model "${name}" in /🗄/; the static models are ${Object.keys(ns).join(', ')}`;
     }
     if (module === 'util') return name === '*' || name in UTIL ? true : `'util' exports ${Object.keys(UTIL).join(', ')}; not "${name}"`;
+    // The platform's services: what needs no hosted service (Source) is computed here; the others
+    // make the file answer 501 (definitions/degrade.ts).
+    if (module === '🔌' && name !== '*' && name in PLATFORM) return true;
     if (module === '🔌') return lacks("'🔌' is the hosting platform's own services (its sources, builds and deployments), which Laneway does not have", FEATURES.platform);
     if (CONNECTOR_MODULE.test(module)) return lacks(`'${module}' is a connector's REST API, which Laneway does not have`, FEATURES.connector);
     return `the module '${module}' is not available in this version of Laneway`;
@@ -408,6 +412,8 @@ export class RequestScope {
       }
       case 'util':
         return name === '*' ? UTIL : UTIL[name];
+      case '🔌':
+        return name === '*' ? PLATFORM : PLATFORM[name];
       case '📦':
       case '🗄': {
         const ns = (module === '📦' ? this.#system.data?.namespace : this.#system.content?.namespace) ?? {};

@@ -23,6 +23,7 @@ import {
   createGitHubClient,
   createGoogleClient,
   createOidcClient,
+  providerEndpoints,
   DEV_PATH_PREFIX,
   DEV_PROVIDER,
   DEV_USERS_ENV,
@@ -110,15 +111,10 @@ export function providerOrigins(config: AuthConfig, env: NodeJS.ProcessEnv): str
   for (const p of config.providers) {
     const key = `LANEWAY_AUTH_${p.name.toUpperCase()}`;
     if (!env[`${key}_CLIENT_ID`] || !env[`${key}_SECRET`]) continue; // left out of Providers.all
-    if (p.kind === 'github') out.add('https://github.com');
-    else if (p.kind === 'google') out.add('https://accounts.google.com');
-    else {
-      const issuer = env[`${key}_ISSUER`];
-      try {
-        if (issuer) out.add(new URL(issuer).origin);
-      } catch {
-        // A bad issuer is reported when the store opens (AuthService).
-      }
+    try {
+      for (const origin of providerEndpoints(p.kind, p.name, env)?.origins ?? []) out.add(origin);
+    } catch {
+      // A bad address is reported when the store opens (AuthService).
     }
   }
   return [...out];
@@ -152,15 +148,17 @@ export class AuthService {
         continue;
       }
       const label = env[`${key}_NAME`] || LABELS[p.name] || p.name.charAt(0).toUpperCase() + p.name.slice(1);
-      const make =
-        p.kind === 'github'
-          ? (redirectUri: string) => createGitHubClient({ clientId, clientSecret, redirectUri })
-          : p.kind === 'google'
-            ? (redirectUri: string) => createGoogleClient({ clientId, clientSecret, redirectUri })
-            : (redirectUri: string) => createOidcClient({ issuer: issuer!, clientId, clientSecret, redirectUri });
       let origins: string[];
+      let make: (redirectUri: string) => SignInClient;
       try {
-        origins = p.kind === 'github' ? ['https://github.com'] : p.kind === 'google' ? ['https://accounts.google.com'] : [new URL(issuer!).origin];
+        // google and github at their public addresses, or where the environment points them (src/auth/endpoints.ts).
+        const at = providerEndpoints(p.kind, p.name, env)!;
+        origins = at.origins;
+        make = at.github
+          ? (redirectUri: string) => createGitHubClient({ clientId, clientSecret, redirectUri, ...at.github })
+          : p.kind === 'google' && !env[`${key}_ISSUER`]
+            ? (redirectUri: string) => createGoogleClient({ clientId, clientSecret, redirectUri })
+            : (redirectUri: string) => createOidcClient({ issuer: at.issuer!, clientId, clientSecret, redirectUri });
         make('http://127.0.0.1/__/auth/handler'); // checks the settings now (an http issuer off loopback…)
       } catch (e) {
         log(`the sign-in provider ${p.name} is misconfigured: ${(e as Error).message}`, { code: 'LW_AUTH_PROVIDER_CONFIG' });

@@ -194,7 +194,7 @@ export class AppData {
     for (const m of [...schema.models.values(), ...schema.embedded.values()]) {
       for (const f of m.fields) {
         if (f.type !== 'markdown' && f.type !== 'html') continue;
-        const renderer = new RichTextRenderer(f.render, {}, 500, f.type);
+        const renderer = new RichTextRenderer(f.render, {}, 500, f.type, (text) => checkFieldValue(f, text).ok);
         this.#renderers.set(prefix + `${m.name}.${f.name}`, renderer);
         renderers.registerRichText(prefix + `${m.name}.${f.name}`, (text) => renderer.value(text));
       }
@@ -578,6 +578,8 @@ export class AppData {
       richHtml: (text, key, options) => this.#renderer(key).htmlWith(String(text), options),
       richSections: (text, key) => this.#renderer(key).sections(String(text)),
       richText: (text, key) => this.#renderer(key).text(String(text)),
+      richMarkdown: (text, key) => this.#renderer(key).markdown(String(text)),
+      richValid: (text, key) => this.#renderer(key).valid(String(text)),
       submitForm: (formKey, model) => this.#readForm(String(formKey), String(model), true, true),
       readForm: (formKey, validate) => this.#readForm(String(formKey), null, validate === true, false),
       imageUploadUrl: (model, field) => {

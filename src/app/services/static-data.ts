@@ -92,6 +92,8 @@ export class StaticData {
       richHtml: (text, key, options) => this.#renderer(key).htmlWith(String(text), options),
       richSections: (text, key) => this.#renderer(key).sections(String(text)),
       richText: (text, key) => this.#renderer(key).text(String(text)),
+      richMarkdown: (text, key) => this.#renderer(key).markdown(String(text)),
+      richValid: (text, key) => this.#renderer(key).valid(String(text)),
       ...HIERARCHY_CHANNEL,
       pathContainers: () => ({}),
       pause: readOnly,

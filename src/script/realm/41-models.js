@@ -278,7 +278,7 @@ const buildEmbeddedCtor = (app, t) => {
 // applied), so JSON, {{{ }}}, concatenation and storing it in an html field take that HTML — and
 // has the members a view's rich-text value has. Everything but the source is the host's work, done
 // when asked through the channel with the field's renderer (f.richKey): richHtml (with a call's
-// options), richSections, richText.
+// options), richSections, richText, richMarkdown (Markdown of an html field), richValid.
 const RT = slotMap(); // value -> { app, t: source, k: rich-text key, md: a markdown field }
 const rtState = (v) => { const s = RT.get(v); if (s === undefined) throw new OTypeError('not a rich-text value'); return s; };
 const trimS = SP.trim;
@@ -288,9 +288,10 @@ class RichValue {
   // No text but white space: of the Markdown source; of an html field's text (<p><br></p> shows nothing).
   get empty() { const s = rtState(this); return apply(trimS, s.md ? s.t : s.app.ch.richText(s.t, s.k), []) === ''; }
   get length() { const t = rtState(this).t; return codePoints(t, t.length); }
-  get valid() { rtState(this); return true; }
-  get invalid() { rtState(this); return false; }
-  markdown() { const s = rtState(this); return s.md ? s.t : null; }
+  // Whether the source meets the field's definition now (richValid); an html field's Markdown is made from its HTML (richMarkdown).
+  get valid() { const s = rtState(this); return s.app.ch.richValid(s.t, s.k) === true; }
+  get invalid() { const s = rtState(this); return s.app.ch.richValid(s.t, s.k) !== true; }
+  markdown() { const s = rtState(this); return s.md ? s.t : s.app.ch.richMarkdown(s.t, s.k); }
   text() { const s = rtState(this); return s.app.ch.richText(s.t, s.k); }
   html(options) {
     const s = rtState(this);
