@@ -10,6 +10,7 @@ import { BuildError, formatDiagnostic, type Diagnostic } from '../diag/index.js'
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
 import { checkAppDirectory, colorEnabled, palette, parseCommandLine, parseLogFormat, parsePort, PLAIN, suggest, usageError, USAGE_EXIT } from './args.js';
+import { invokedCommand } from './invoked.js';
 import { NEW_HELP, runNew } from './new.js';
 import { jsonIo } from './output.js';
 // What only serving needs is imported when a command serves (`check` starts faster without it):
@@ -209,7 +210,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) {
-    const problem = positionals.length === 0 ? `give the directory of the app (laneway ${command} path/to/app)` : `expected one app directory, got ${positionals.length}: ${positionals.join(' ')}`;
+    const problem = positionals.length === 0 ? `give the directory of the app (${invokedCommand()} ${command} path/to/app)` : `expected one app directory, got ${positionals.length}: ${positionals.join(' ')}`;
     io.err(usageError(command, problem, paint.err));
     return USAGE_EXIT;
   }
