@@ -12,6 +12,7 @@ import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
 import { checkAppDirectory, colorEnabled, palette, parseCommandLine, parseLogFormat, parsePort, PLAIN, suggest, usageError, USAGE_EXIT } from './args.js';
 import { invokedCommand } from './invoked.js';
 import { NEW_HELP, runNew } from './new.js';
+import { ADD_HELP, runAdd } from './add.js';
 import { jsonIo } from './output.js';
 // What only serving needs is imported when a command serves (`check` starts faster without it):
 // the HTTP server, `laneway dev`'s development server and file watcher (docs/cli.md), `serve
@@ -23,6 +24,7 @@ const HELP: Record<string, string> = {
 
 Commands:
   new DIR       write a starter app into DIR (laneway new --help lists the templates)
+  add WHAT …    write a page, an endpoint, a model, a form or a supplier into an app
   serve DIR     serve the app in DIR over HTTP
   dev DIR       serve the app in DIR for development: rebuild on change, live reload, error overlay
   check DIR     compile the app in DIR and list every problem
@@ -116,6 +118,7 @@ optional fields, new indexes) are applied at every start anyway; changes that co
 narrow data (a removed field, a changed type, a field made required) are listed, and applied
 only with --accept. Back up the data first (docs/data.md).`,
   new: NEW_HELP,
+  add: ADD_HELP,
   routes: `Usage: laneway routes DIR [--json]
 
 Prints the route table: method, URL pattern, source file and kind
@@ -173,6 +176,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return USAGE_EXIT;
   }
   if (command === 'new') return runNew(rest, io, paint);
+  if (command === 'add') return runAdd(rest, io, paint);
   // Usage errors in Laneway's words (args.ts), never Node's ERR_PARSE_ARGS_… text.
   const parsed = parseCommandLine(
     command,
