@@ -2,7 +2,7 @@ import type { BuildCache } from './build-cache.js';
 
 /** What the embedding code (the CLI, tests, benchmarks) chooses when it loads an app. */
 export interface AppOptions {
-  /** Development mode: render error details into HTML comments, log more. */
+  /** Development mode: a failing view's error shown on its 500 page (visible text), log more. */
   dev?: boolean;
   /** Largest request body accepted, in bytes (default 1 MiB). */
   bodyLimit?: number;

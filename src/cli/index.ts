@@ -47,7 +47,7 @@ Options:
   --log FORMAT       pretty (default: timestamped lines, colour on a terminal unless NO_COLOR),
                      json (every line one JSON object: startup, access, warnings, errors),
                      or off (no access lines)
-  --dev              development mode: render error details into HTML comments, and sign
+  --dev              development mode: show a failing view's error on its 500 page, and sign
                      in as the test users of $LANEWAY_AUTH_DEV_USERS without a provider
                      ("Ada Lovelace <ada@example.test>, Bob"; docs/users.md); without
                      --dev, serve refuses to start when that variable is set; answers
