@@ -135,7 +135,9 @@ function fileProblem(name: string, dir: string): Problem | undefined {
   };
   switch (emoji) {
     case '⚡':
-      return exact(['⚡NotFound.html'], false);
+      // Only a near miss of ⚡NotFound.html (`⚡notfound.html`, `⚡404.html`, `⚡Not-Found.html`);
+      // another page may start with ⚡ (docs/routing.md "File names").
+      return /notfound|404/.test(name.toLowerCase().replace(/[-_ .]/g, '')) ? exact(['⚡NotFound.html'], false) : undefined;
     case '🔗':
       return name === '🔗.yaml' ? undefined : exact(['🔗.yaml'], false);
     case '👤':
