@@ -6,6 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { statSync } from 'node:fs';
 import type { LogFormat } from '../http/index.js';
+import { invokedCommand } from './invoked.js';
 
 /** The exit code of a usage error (as `grep`, `git` and POSIX utilities use it). */
 export const USAGE_EXIT = 2;
@@ -15,7 +16,8 @@ type StrictResult<O extends OptionsConfig> = ReturnType<typeof parseArgs<{ args:
 
 /** The line after every usage error: where the usage of the command is. */
 export function usageHint(command?: string): string {
-  return command === undefined ? 'Run "laneway --help" for the commands.' : `Run "laneway ${command} --help" for the options.`;
+  const laneway = invokedCommand();
+  return command === undefined ? `Run "${laneway} --help" for the commands.` : `Run "${laneway} ${command} --help" for the options.`;
 }
 
 /** A usage error as printed: `laneway serve: <message>`, then the hint. */
@@ -129,7 +131,7 @@ export function checkAppDirectory(given: string, path: string): string | undefin
     if (statSync(path).isDirectory()) return undefined;
     return `${given} is not a directory: give the directory of an app`;
   } catch {
-    return `the directory ${given} does not exist (create an app with "laneway new ${given}")`;
+    return `the directory ${given} does not exist (create an app with "${invokedCommand()} new ${given}")`;
   }
 }
 

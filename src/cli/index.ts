@@ -10,7 +10,9 @@ import { BuildError, CODES, formatDiagnostic, LanewayError, type Code, type Diag
 import { localSourceDirs, readSourcesFile, SOURCES_FILE, sourcesFromCommandLine } from '../content/index.js';
 import { DEV_USERS_ENV, parseDevUsers, type DevUser } from '../auth/index.js';
 import { checkAppDirectory, colorEnabled, palette, parseCommandLine, parseLogFormat, parsePort, PLAIN, suggest, usageError, USAGE_EXIT } from './args.js';
+import { invokedCommand } from './invoked.js';
 import { NEW_HELP, runNew } from './new.js';
+import { ADD_HELP, runAdd } from './add.js';
 import { jsonIo } from './output.js';
 // What only serving needs is imported when a command serves (`check` starts faster without it):
 // the HTTP server, `laneway dev`'s development server and file watcher (docs/cli.md), `serve
@@ -22,6 +24,7 @@ const HELP: Record<string, string> = {
 
 Commands:
   new DIR       write a starter app into DIR (laneway new --help lists the templates)
+  add WHAT …    write a page, an endpoint, a model, a form or a supplier into an app
   serve DIR     serve the app in DIR over HTTP
   dev DIR       serve the app in DIR for development: rebuild on change, live reload, error overlay
   check DIR     compile the app in DIR and list every problem
@@ -44,7 +47,7 @@ Options:
   --log FORMAT       pretty (default: timestamped lines, colour on a terminal unless NO_COLOR),
                      json (every line one JSON object: startup, access, warnings, errors),
                      or off (no access lines)
-  --dev              development mode: render error details into HTML comments, and sign
+  --dev              development mode: show a failing view's error on its 500 page, and sign
                      in as the test users of $LANEWAY_AUTH_DEV_USERS without a provider
                      ("Ada Lovelace <ada@example.test>, Bob"; docs/users.md); without
                      --dev, serve refuses to start when that variable is set; answers
@@ -126,6 +129,7 @@ only with --accept. Back up the data first (docs/data.md).
              ($LANEWAY_IMAGES_DIR, else the data directory's images/) into the database,
              where they are kept by default (docs/images.md); safe to run again`,
   new: NEW_HELP,
+  add: ADD_HELP,
   routes: `Usage: laneway routes DIR [--json]
 
 Prints the route table: method, URL pattern, source file and kind
@@ -183,6 +187,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return USAGE_EXIT;
   }
   if (command === 'new') return runNew(rest, io, paint);
+  if (command === 'add') return runAdd(rest, io, paint);
   // Usage errors in Laneway's words (args.ts), never Node's ERR_PARSE_ARGS_… text.
   const parsed = parseCommandLine(
     command,
@@ -223,7 +228,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) {
-    const problem = positionals.length === 0 ? `give the directory of the app (laneway ${command} path/to/app)` : `expected one app directory, got ${positionals.length}: ${positionals.join(' ')}`;
+    const problem = positionals.length === 0 ? `give the directory of the app (${invokedCommand()} ${command} path/to/app)` : `expected one app directory, got ${positionals.length}: ${positionals.join(' ')}`;
     io.err(usageError(command, problem, paint.err));
     return USAGE_EXIT;
   }

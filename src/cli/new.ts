@@ -8,12 +8,21 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine, PLAIN, usageError, USAGE_EXIT, type Palette } from './args.js';
+import { invokedCommand, shellWord } from './invoked.js';
 
 /**
  * The command that serves the new app while it is edited, printed after `cd DIR` (without
- * `laneway dev`, it would be `laneway serve --dev --watch .`).
+ * `laneway dev`, it would be `laneway serve --dev --watch .`), with `laneway` as the user typed it
+ * (invoked.ts).
  */
-export const DEV_COMMAND = 'laneway dev .';
+export const devCommand = (laneway = 'laneway'): string => `${laneway} dev .`;
+
+/**
+ * The starter's text files name commands as `` `laneway check .` `` or `<code>laneway check .</code>`:
+ * written with `laneway` as the user can type it in the app's directory.
+ */
+const COMMAND_IN_TEXT = /(`|<code>)laneway (?=[a-z-])/g;
+const TEXT_FILE = /\.(?:html|md|txt)$/;
 
 /** The starters, by name (each a folder of `starters/`), the default first. */
 export const STARTERS: ReadonlyArray<{ name: string; about: string }> = [
@@ -91,11 +100,6 @@ function makeDirectories(path: string): void {
   for (const d of missing.reverse()) mkdirSync(d);
 }
 
-/** Quotes a path for a POSIX shell when it needs it (`cd 'my app'`). */
-function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/u.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
 /** Runs `laneway new`; resolves to the exit code. */
 export function runNew(args: string[], io: Io, paint: { out: Palette; err: Palette } = { out: PLAIN, err: PLAIN }): number {
   const parsed = parseCommandLine('new', args, { help: { type: 'boolean', short: 'h' }, template: { type: 'string' } }, paint.err);
@@ -141,12 +145,16 @@ export function runNew(args: string[], io: Io, paint: { out: Palette; err: Palet
     io.err(paint.err.red(`laneway new: the ${starter.name} starter is missing from this installation (${source}): reinstall Laneway`));
     return 1;
   }
+  // `laneway` as typed in the new app's directory (`../laneway/bin/laneway` when run by a path).
+  const laneway = invokedCommand(target);
   try {
     for (const file of files) {
       const to = join(target, RENAMED[file] ?? file);
       makeDirectories(dirname(to));
       // Written afresh (not copied with its mode), so an install on a read-only disk gives files the user can edit.
-      writeFileSync(to, readFileSync(join(source, file)), { flag: 'wx' });
+      const content = readFileSync(join(source, file));
+      const text = TEXT_FILE.test(file) && laneway !== 'laneway' ? content.toString('utf8').replace(COMMAND_IN_TEXT, `$1${laneway} `) : content;
+      writeFileSync(to, text, { flag: 'wx' });
     }
   } catch (err) {
     io.err(paint.err.red(`laneway new: cannot write the app into ${given}: ${(err as Error).message}`));
@@ -158,6 +166,6 @@ export function runNew(args: string[], io: Io, paint: { out: Palette; err: Palet
   io.out('');
   io.out('Next:');
   if (!here) io.out(`  ${paint.out.cyan(`cd ${shellWord(given)}`)}`);
-  io.out(`  ${paint.out.cyan(DEV_COMMAND)}`);
+  io.out(`  ${paint.out.cyan(devCommand(laneway))}`);
   return 0;
 }

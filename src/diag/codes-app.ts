@@ -10,6 +10,7 @@ export const APP_CODES = {
   LW_APP_SETTINGS: 'A setting of /🎛.yaml (limits:, trusted-origins:) is malformed.',
   LW_APP_NOT_AVAILABLE: '(a warning) A file needs a feature of the hosting platform that Laneway does not have (docs/status.md "What degrades"): that file answers 501 Not Implemented, or is skipped, and the rest of the app runs; `--strict` makes it an error.',
   LW_APP_CONFIG_WITHOUT_SCRIPT: 'An endpoint configuration file has no script endpoint beside it.',
+  LW_APP_SPECIAL_NAME: 'A file or directory name starts with an emoji Laneway does not know, or a special name is out of place or misspelled; the files are not served.',
   LW_APP_MUSTACHE_WITHOUT_MARKER: 'An .html file holds Mustache tags but line 1 is not the template marker, so it is served raw.',
   LW_ROUTE_CONFLICT: 'Two files answer the same method and URL.',
   LW_ROUTE_TWO_PARAMS: 'Two dynamic segments ({a} and {b}) at one directory level.',

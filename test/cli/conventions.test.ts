@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { relative } from 'node:path';
 import { rawRequest, writeApp } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
@@ -18,9 +19,11 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 /** The environment of a plain pipe: no colour forced or refused, no $PORT. */
 function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '', ...extra };
-  for (const name of ['FORCE_COLOR', 'NO_COLOR', 'LANEWAY_AUTH_DEV_USERS', 'LANEWAY_SOURCES']) if (!(name in extra)) delete env[name];
+  for (const name of ['npm_command', 'FORCE_COLOR', 'NO_COLOR', 'LANEWAY_AUTH_DEV_USERS', 'LANEWAY_SOURCES']) if (!(name in extra)) delete env[name];
   return env;
 }
+/** bin/laneway as the user typed it from this process's directory: relative, or absolute when shorter. */
+const typed = relative(process.cwd(), BIN).length <= BIN.length ? relative(process.cwd(), BIN) : BIN;
 const run = (args: string[], extra: Record<string, string> = {}) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: plainEnv(extra), timeout: 60_000 });
 
 const ESCAPE = /\x1b\[/;
@@ -67,7 +70,8 @@ describe('usage errors: exit 2, before the app is loaded, in Laneway\'s words wi
       const r = run(c.args, c.env);
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, c.message);
-      assert.ok(r.stderr.includes(`Run "${c.hint}"`), r.stderr);
+      // bin/laneway run by its path: the hint names it as typed from here (src/cli/invoked.ts).
+      assert.ok(r.stderr.includes(`Run "${c.hint.replace(/^laneway/, typed)}"`), r.stderr);
       assert.doesNotMatch(r.stderr, NODE_TEXT);
       // Nothing of the app was read: its conflict would have been listed.
       assert.doesNotMatch(r.stderr + r.stdout, /LW_ROUTE_CONFLICT/);

@@ -8,11 +8,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEV_COMMAND } from '../../src/cli/new.js';
+import { devCommand } from '../../src/cli/new.js';
 import { TestVisitor } from '../support/visitor.js';
 
 const BIN = fileURLToPath(new URL('../../bin/laneway', import.meta.url));
@@ -20,10 +20,12 @@ const STARTERS = fileURLToPath(new URL('../../starters/', import.meta.url));
 
 function env(): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env, PORT: '' };
-  for (const name of ['FORCE_COLOR', 'NO_COLOR', 'LANEWAY_AUTH_DEV_USERS', 'LANEWAY_SOURCES', 'DATABASE_URL', 'LANEWAY_DATA']) delete e[name];
+  for (const name of ['npm_command', 'FORCE_COLOR', 'NO_COLOR', 'LANEWAY_AUTH_DEV_USERS', 'LANEWAY_SOURCES', 'DATABASE_URL', 'LANEWAY_DATA']) delete e[name];
   return e;
 }
 const run = (args: string[], cwd?: string) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: env(), cwd, timeout: 60_000 });
+/** bin/laneway as typed in `dir`: relative to it, or absolute when that is shorter. */
+const typed = (dir: string) => (relative(dir, BIN).length <= BIN.length ? relative(dir, BIN) : BIN);
 const tempDir = () => mkdtempSync(join(tmpdir(), 'laneway-new-'));
 
 /** Every file under `dir`, relative, sorted. */
@@ -41,7 +43,8 @@ describe('laneway new', () => {
     assert.equal(r.stderr, '');
     assert.match(r.stdout, /^Created .*my-app from the app starter \(\d+ files\)\.$/m);
     const next = r.stdout.split('\n').filter((l) => l.startsWith('  '));
-    assert.deepEqual(next, [`  cd ${target}`, `  ${DEV_COMMAND}`]);
+    // bin/laneway run by its path: the path as typed from the new app's directory.
+    assert.deepEqual(next, [`  cd ${target}`, `  ${devCommand(typed(target))}`]);
     const files = filesOf(target);
     for (const f of ['.gitignore', '_layout.html', '_data/site.yaml', 'index.html', '📦/🌐Note.yaml', '📤/⏳NewNote.yaml', 'notes/index.html', 'notes/POST.js', 'api/🖥notes.js', 'css/site.css']) {
       assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
@@ -68,7 +71,7 @@ describe('laneway new', () => {
     mkdirSync(join(dir, '.git'));
     const r = run(['new', '.'], dir);
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(r.stdout.split('\n').filter((l) => l.startsWith('  ')), [`  ${DEV_COMMAND}`]);
+    assert.deepEqual(r.stdout.split('\n').filter((l) => l.startsWith('  ')), [`  ${devCommand(typed(dir))}`]);
     assert.ok(existsSync(join(dir, 'index.html')));
   });
 
@@ -78,7 +81,7 @@ describe('laneway new', () => {
     const r = run(['new', dir]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^laneway new: .* is not empty \(it holds notes\.txt\): give a new or empty directory/m);
-    assert.match(r.stderr, /Run "laneway new --help"/);
+    assert.match(r.stderr, /Run "bin\/laneway new --help"/);
     assert.equal(r.stdout, '');
     assert.deepEqual(readdirSync(dir), ['notes.txt']);
     assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine');
@@ -109,6 +112,46 @@ describe('laneway new', () => {
     assert.match(r.stdout, /^ +app +a layout/m);
     assert.match(r.stdout, /^ +minimal +a layout, one page/m);
     assert.match(run(['--help']).stdout, /new DIR/);
+  });
+});
+
+describe('the commands laneway new prints are those the user can type', () => {
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+  const hintOf = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('  ')).at(-1);
+  const checkLine = (app: string) => /<code>(.*) check \.<\/code>/.exec(readFileSync(join(app, 'index.html'), 'utf8'))?.[1];
+
+  test('run by a relative path (bin/laneway): the path as typed from the new app, in the hint and the starter', () => {
+    const target = join(tempDir(), 'by-path');
+    const r = spawnSync(process.execPath, ['bin/laneway', 'new', target], { cwd: ROOT, encoding: 'utf8', env: env() });
+    assert.equal(r.status, 0, r.stderr);
+    const laneway = typed(target);
+    assert.equal(hintOf(r.stdout), `  ${laneway} dev .`);
+    assert.equal(checkLine(target), laneway);
+    // The printed command works from the app's directory.
+    const check = spawnSync(process.execPath, [laneway, 'check', '.'], { cwd: target, encoding: 'utf8', env: env() });
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    // A usage error's hint names the same command.
+    const bad = spawnSync(process.execPath, ['bin/laneway', 'check'], { cwd: ROOT, encoding: 'utf8', env: env() });
+    assert.match(bad.stderr, /Run "bin\/laneway check --help" for the options\./);
+  });
+
+  test('found on the PATH (npm install -g .): plain laneway', () => {
+    const onPath = tempDir();
+    symlinkSync(BIN, join(onPath, 'laneway'));
+    const target = join(tempDir(), 'on-path');
+    const e = { ...env(), PATH: [onPath, dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) };
+    const r = spawnSync('laneway', ['new', target], { encoding: 'utf8', env: e });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(hintOf(r.stdout), '  laneway dev .');
+    assert.equal(checkLine(target), 'laneway');
+  });
+
+  test('under npm exec / npx: npx laneway', () => {
+    const target = join(tempDir(), 'npx');
+    const r = spawnSync(process.execPath, [BIN, 'new', target], { encoding: 'utf8', env: { ...env(), npm_command: 'exec' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(hintOf(r.stdout), '  npx laneway dev .');
+    assert.equal(checkLine(target), 'npx laneway');
   });
 });
 

@@ -616,7 +616,7 @@ describe('the example of docs/scripting.md', () => {
   it('streams a build\'s progress and ends on completed', async () => {
     const doc = readFileSync(new URL('../../docs/scripting.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## ⏱ Server-sent events'));
-    const script = /```js\n(\/\/ \/builds\/⏱progress\.js[\s\S]*?)```/.exec(section)![1]!;
+    const script = /```js file=\/builds\/⏱progress\.js\n([\s\S]*?)```/.exec(section)![1]!;
     const s = await serveApp({
       '/🎛.yaml': manifest('poll-ms: 20'),
       '/📦/🌐Build.yaml': 'percent:\n  type: integer\n  init: 0\ndone:\n  type: boolean\n  init: false\nwatchers:\n  type: integer\n  init: 0\n',

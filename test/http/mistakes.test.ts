@@ -20,7 +20,7 @@ describe('silent mistakes, seen from a client', () => {
     }
   });
 
-  it('client modules and verb-like client names are still served as they are, with warnings only', async () => {
+  it('client modules are served as they are; a verb-like client name is not served (a warning says why)', async () => {
     const app = await serve({
       '/js/app.js': "import {a} from './lib.js'\nimport {b} from 'https://cdn.example/é.js'\nconsole.log(a, b)\n",
       '/js/lib.js': 'export const a = 1\n',
@@ -31,7 +31,8 @@ describe('silent mistakes, seen from a client', () => {
       const js = await app.get('/js/app.js');
       assert.equal(js.status, 200);
       assert.match(js.text, /from '\.\/lib\.js'/);
-      assert.equal((await app.get('/js/get.js')).status, 200);
+      // get.js could be GET.js misnamed by its case: not published until renamed (LW_ROUTE_VERB_NAME_CASE).
+      assert.equal((await app.get('/js/get.js')).status, 404);
       // The page is served raw (the warning says why); nothing renders the tag.
       const page = await app.get('/page');
       assert.equal(page.status, 200);

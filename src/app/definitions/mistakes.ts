@@ -9,19 +9,25 @@
  * - `🖱` (click actions) scripts, which this version does not serve as they are meant to be: an
  *   error;
  * - a public `.html` that holds Mustache tags but not the marker on line 1 is served raw: a warning
- *   at the first tag.
+ *   at the first tag;
+ * - special names that are not quite right (special-names.ts): a warning, and the file is not
+ *   served. So is a client `.js` named like a verb in another case (`GET.JS`).
+ *
+ * Files that must not be served are marked `hidden` in `files`.
  */
 import * as acorn from 'acorn';
 import type { DiagnosticList } from '../../diag/index.js';
 import { formatPattern, isMiscasedVerbName, parseRouteFile, scriptNamesFor } from '../../router/index.js';
 import { TEMPLATE_MARKER, isTemplate } from '../../template/index.js';
 import { isPrivatePath, type ClassifiedFile } from './classify.js';
+import { checkSpecialNames } from './special-names.js';
 
 export function checkMistakes(files: ClassifiedFile[], read: (path: string) => string | undefined, diagnostics: DiagnosticList): void {
+  const reported = new Set<string>();
   for (const file of files) {
     const ext = file.name.slice(file.name.lastIndexOf('.') + 1).toLowerCase();
     if (file.kind === 'static' && !file.hidden && (ext === 'js' || ext === 'mjs')) {
-      checkClientScript(file, read(file.path) ?? '', diagnostics);
+      if (checkClientScript(file, read(file.path) ?? '', diagnostics)) reported.add(file.path);
     } else if (file.kind === 'script' && !file.hidden) {
       checkUnavailableScript(file, diagnostics);
     } else if ((file.kind === 'page' && !file.hidden) || (file.kind === 'not-found' && !isPrivatePath(file.path))) {
@@ -29,6 +35,7 @@ export function checkMistakes(files: ClassifiedFile[], read: (path: string) => s
       if (!isTemplate(source)) checkPlainPage(file, source, diagnostics);
     }
   }
+  checkSpecialNames(files, diagnostics, reported);
 }
 
 // ---- server code in a client-side .js ---------------------------------------------------------
@@ -87,7 +94,8 @@ export function serverImports(source: string): ServerImport[] {
   return found;
 }
 
-function checkClientScript(file: ClassifiedFile, source: string, diagnostics: DiagnosticList): void {
+/** Whether the file was reported. */
+function checkClientScript(file: ClassifiedFile, source: string, diagnostics: DiagnosticList): boolean {
   const imports = serverImports(source);
   if (imports.length > 0) {
     const first = imports[0]!;
@@ -101,18 +109,22 @@ function checkClientScript(file: ClassifiedFile, source: string, diagnostics: Di
       source,
       first.offset,
     );
-    return;
+    return true;
   }
   if (isMiscasedVerbName(file.name)) {
     const names = scriptNamesFor(file.name).map((n) => `${n} (${answers(file.dir + '/' + n)})`);
     const verb = file.name.slice(0, -3).toUpperCase();
     const why = verb === 'PATCH' ? 'Laneway routes GET, POST, PUT and DELETE scripts, not PATCH' : 'verb names are upper case';
+    // Not served either: a script misnamed by one letter's case must not publish its source.
+    file.hidden = true;
     diagnostics.warn(
       'LW_ROUTE_VERB_NAME_CASE',
-      `${file.name} is served as a client-side file, not run as a script (${why}): if it is server code, rename it to ${orList(names)}`,
+      `${file.name} is neither run as a script (${why}) nor served: if it is server code, rename it to ${orList(names)}; if it is a client-side file, give it another name`,
       file.path,
     );
+    return true;
   }
+  return false;
 }
 
 /** What a script file name answers: `GET /a/`. */
