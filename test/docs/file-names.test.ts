@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { docsPage } from '../../src/dev/docs.js';
-import { SPECIAL_EMOJI, codePoints } from '../../src/app/special-names.js';
+import { SPECIAL_EMOJI, codePoints } from '../../src/app/definitions/special-names.js';
 import { serve } from '../helpers.js';
 import { fileOf, sections } from './markdown.js';
 

@@ -10,7 +10,7 @@
  * The definition directories (`/📦/`, `/🗄/`, `/📡/`) are left to their readers, which report
  * every file they cannot read.
  */
-import type { DiagnosticList } from '../diag/index.js';
+import type { DiagnosticList } from '../../diag/index.js';
 import type { ClassifiedFile } from './classify.js';
 
 /** A special emoji: its code point and what it does (docs/conventions.md holds the same list). */
