@@ -119,7 +119,7 @@ describe('what degrades (docs/status.md)', () => {
   });
 
   it('laneway check --strict turns every such warning into an error (exit 1); without it, exit 0', async () => {
-    const dir = writeApp({ '/index.html': VIEW + '<p>x</p>\n', '/x/GET.js': "import {Source} from '🔌';\n({});\n", '/📦/🌐Site.yaml': 'src: source\n' });
+    const dir = writeApp({ '/index.html': VIEW + '<p>x</p>\n', '/x/GET.js': "import {Build} from '🔌';\n({});\n", '/📦/🌐Site.yaml': 'src: source\n' });
     try {
       const plain = await runLaneway(['check', dir]);
       assert.equal(plain.code, 0, plain.out + plain.err);

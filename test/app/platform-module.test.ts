@@ -94,10 +94,10 @@ describe("'🔌' Source, computed here", () => {
     const problems = diagnosticsOf(APP).filter((p) => p.includes('LW_SCRIPT'));
     assert.deepEqual(
       problems.filter((p) => p.includes('LW_SCRIPT_PLATFORM_MODULE')).map((p) => p.split(' ')[0]),
-      ['site/POST.js:1:9:', 'site/{site}/⏱build.js:1:9:'],
+      ['builds/⏱progress.js:1:17:', 'hosted/GET.js:1:9:'],
       problems.join('\n'),
     );
-    assert.match(problems[0]!, /imports "Build" from '🔌'/);
+    assert.match(problems[0]!, /'🔌' is the hosting platform's own services/);
     const r = await s.get('/hosted', { Accept: 'application/json' });
     assert.equal(r.status, 501);
     assert.match(JSON.parse(r.text).error, /hosting platform/);

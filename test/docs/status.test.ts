@@ -23,10 +23,6 @@ describe('docs/status.md', () => {
     ]);
   });
 
-  it("'util' has no Identicon", () => {
-    assert.deepEqual(diagnosticsOf({ '/GET.js': "import {Identicon} from 'util'\n({})\n" }), [`GET.js:1:9: 'util' exports ID, Encoding, Dates; not "Identicon" [LW_SCRIPT_IMPORT]`]);
-  });
-
   it("the platform-internal field types are strings, with a warning", () => {
     assert.deepEqual(diagnosticsOf({ '/📦/🌐Site.yaml': 'src: source\n' }), [
       '📦/🌐Site.yaml:1:6: warning: source (a git URL of a site) is a platform-internal type that Laneway does not check (docs/status.md, "Not available": the platform-internal field types): the field is a string; write `string` to say so [LW_MODEL_TYPE_NOT_AVAILABLE]',
@@ -47,7 +43,7 @@ describe('docs/status.md', () => {
 
   it("a script importing '🔌' is a warning and answers 501; the rest of the app runs; no locale overlay of the properties", async () => {
     assert.deepEqual(diagnosticsOf({ '/x/GET.js': "import {Source, Build} from '🔌'\n({})\n" }), [
-      `x/GET.js:1:1: warning: this script imports "Build" from '🔌', the hosting platform's own services (its builds, mappings and deployments), which Laneway does not have (only Source is computed here): it answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]`,
+      `x/GET.js:1:17: warning: '🔌' is the hosting platform's own services (its sources, builds and deployments), which Laneway does not have (docs/status.md, "Not available": '🔌', the platform's own services): this file answers 501 Not Implemented, and the rest of the app runs [LW_SCRIPT_PLATFORM_MODULE]`,
     ]);
     const s = await serve({
       '/🎛.yaml': 'name: X\nlocale: en\n',
@@ -88,8 +84,8 @@ describe('docs/status.md', () => {
   });
 
   it('every "(tested)" statement has a test here', () => {
-    // 🖱, REST connectors, '🔌', 🎨.WebApp, Accept-Language, /🎨.de.scss, Identicon, source type,
+    // 🖱, REST connectors, '🔌', 🎨.WebApp, Accept-Language, /🎨.de.scss, source type,
     // key-vault and nested models, feature: mounts, keys:.
-    assert.equal(page.match(/\(tested\)/g)?.length, 12);
+    assert.equal(page.match(/\(tested\)/g)?.length, 11);
   });
 });

@@ -89,7 +89,7 @@ describe('render failures over HTTP', () => {
   it('answers JSON with the same status when the client asks for JSON', async () => {
     const r = await prod.get('/big', { accept: 'application/json' });
     assert.equal(r.status, 503);
-    assert.deepEqual(Object.keys(JSON.parse(r.text)), ['error']);
+    assert.deepEqual(Object.keys(JSON.parse(r.text)), ['error', 'id']);
     const d = await dev.get('/throws', { accept: 'application/json' });
     assert.equal(d.status, 500);
     assert.match(JSON.parse(d.text).detail, /^\/throws\.html:3:4: LanewayError: a script function threw a value\n\n[^]*\n> 3 \| <p>\{\{Thrower\}\}<\/p>\n/);
