@@ -29,6 +29,8 @@ export interface Exchange {
   /** The request target as sent: the path, and `?` and the query when there is one. */
   url: string;
   headers: IncomingHttpHeaders;
+  /** The client's address: the peer of the connection (the visitor of the limits per visitor). */
+  clientAddress?: string | undefined;
   /** Reads the body, at most `limit` bytes (rejects with a 413 LanewayError past it). */
   readBody(limit: number): Promise<Buffer>;
   /** Calls `listener` once the connection closes (the count of open event streams). */
@@ -139,6 +141,7 @@ function requestOf(app: App, ex: Exchange, path: string, query: string, params: 
     headers: ex.headers,
     params,
     acceptsJson: prefersJson(ex.headers.accept),
+    clientAddress: ex.clientAddress,
     readBody: (own?: number) => (body ??= ex.readBody(own ?? limit)),
   };
 }
@@ -162,7 +165,7 @@ function notFoundPage(app: App, dir: string, request: RequestInfo, reply: Reply 
   const page = app.notFoundPage(dir);
   if (!page) return reply;
   // The page runs as a request of its own: not with what the endpoint's steps gave the request.
-  const { id, method, path, query, headers, params, acceptsJson, readBody } = request;
-  return page.render({ id, method, path, query, headers, params, acceptsJson, readBody });
+  const { id, method, path, query, headers, params, acceptsJson, clientAddress, readBody } = request;
+  return page.render({ id, method, path, query, headers, params, acceptsJson, clientAddress, readBody });
 }
 

@@ -32,6 +32,8 @@ export type RequestObserver = (id: string, method: string, path: string, res: Se
 /** What the request function tells an observer after the start of a request. */
 export interface ObservedRequest {
   route: string;
+  /** The kind of limit per visitor that refused the request (429), when one did. */
+  limit?: string;
 }
 
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -72,10 +74,13 @@ export interface DevHooks {
  */
 export function createHandler(app: App, logger: Logger, streams?: Set<StreamStopper>, devHooks?: DevHooks, observe?: RequestObserver): RequestHandler {
   /** Step 2's second half: development's last touch, then the reply on the wire. */
-  function sendReply(req: IncomingMessage, res: ServerResponse, d: Dispatched, reply: Reply): number | Promise<number> {
+  function sendReply(req: IncomingMessage, res: ServerResponse, d: Dispatched, reply: Reply, seen: ObservedRequest | undefined): number | Promise<number> {
     // Development (DevHooks): the live-reload client on pages, the overlay for errors.
     if (devHooks) reply = devHooks.decorate(reply, d.request, { root: d.app.root });
-    if (reply.type === 'error' && reply.log) logger[reply.log.level](reply.log.message, reply.log.fields);
+    if (reply.type === 'error') {
+      if (reply.log) logger[reply.log.level](reply.log.message, reply.log.fields);
+      if (reply.limit !== undefined && seen) seen.limit = reply.limit;
+    }
     return send(req, res, reply, d.request.id, { streams, events: d.app.settings.events });
   }
 
@@ -119,15 +124,15 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start });
     try {
       // 2. Dispatch, then send.
-      const d = dispatch(app, { id, method, url, headers: req.headers, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), ...(seen && { seen }) });
+      const d = dispatch(app, { id, method, url, headers: req.headers, clientAddress: req.socket.remoteAddress, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), ...(seen && { seen }) });
       const reply = d.reply;
       if (!(reply instanceof Promise)) {
-        const sent = sendReply(req, res, d, reply);
+        const sent = sendReply(req, res, d, reply, seen);
         if (!(sent instanceof Promise)) return done(sent);
         sent.then(done, (err) => fail(req, res, id, err, start, rawPath));
         return;
       }
-      reply.then((r) => sendReply(req, res, d, r)).then(done, (err) => fail(req, res, id, err, start, rawPath));
+      reply.then((r) => sendReply(req, res, d, r, seen)).then(done, (err) => fail(req, res, id, err, start, rawPath));
     } catch (err) {
       // 3. Unexpected.
       fail(req, res, id, err, start, rawPath);

@@ -47,6 +47,7 @@ export async function inject(app: App, request: InjectRequest): Promise<InjectRe
       method,
       url: request.url,
       headers,
+      clientAddress: '127.0.0.1',
       readBody: async (limit) => {
         if (body.length > limit) throw new LanewayError('LW_HTTP_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, { status: 413 });
         return body;

@@ -27,6 +27,8 @@ export interface RequestInfo {
   params: ParamValue[];
   /** Whether the client prefers JSON over HTML (Accept). */
   acceptsJson: boolean;
+  /** The client's address (the visitor of the limits per visitor); undefined when unknown. */
+  clientAddress?: string | undefined;
   /** The record id of each model-backed parameter (model-params.ts), once resolved. */
   paramIds?: Map<ParamValue, string>;
   /**
@@ -74,6 +76,8 @@ export type Reply =
       headers?: ReplyHeaders;
       /** A line for the server's log, written by the HTTP layer with its logger (a built-in endpoint's failure). */
       log?: { level: 'info' | 'error'; message: string; fields: Record<string, unknown> };
+      /** A refusal of a limit per visitor (429): its kind, counted by the metrics. */
+      limit?: string;
     }
   /**
    * A server-sent event stream (`⏱` scripts, events.ts): the HTTP layer sends the head (200,
