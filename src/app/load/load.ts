@@ -419,9 +419,6 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
           const config = endpointAuth(file.path);
           steps.permissions = endpointPermissions({ file: file.path, as: config?.as ?? [] }, config?.only ?? [], data, auth, paramModel);
         }
-        // Event streams count against the visitor's limit when they open (docs/security.md "Limits per visitor").
-        const streams = data && endpoint.kind === 'events' ? data.limiter.rule('streams', endpoint.pattern) : undefined;
-        if (streams) steps.limit = { rule: streams, limiter: data!.limiter };
         // Users: the auth mode of the file's directory decides before anything else runs.
         entries.push({ spec, value: routed(endpoint, file.path, kind === 'static', true, steps) });
       }

@@ -5,8 +5,12 @@
  *
  * - write scripts count in their transaction, and their e-mail before it is queued
  *   (endpoints.ts `runInTransaction`);
- * - event streams count in step 6 of the pipeline (pipeline.ts), before their script runs;
- * - sign-in starts and image uploads count in their built-in endpoints (built-in.ts).
+ * - event streams count in the transaction of their body, before it runs (events.ts);
+ * - sign-in starts and image uploads count in their built-in endpoints (built-in.ts), each in a
+ *   transaction of its own on SQLite.
+ *
+ * No step of the pipeline (pipeline.ts) is needed: each kind counts where its request writes
+ * anyway, so that on SQLite the count costs no write transaction of its own.
  */
 import { visitorKey, type Limiter, type LimitRule, type Refusal } from '../../limits/index.js';
 import type { Writer } from '../../store/index.js';
@@ -16,12 +20,6 @@ import type { Reply, RequestInfo } from '../endpoint/endpoint.js';
 /** The visitor a request counts for: the signed-in user when its gate read one, else its address. */
 export function visitorOf(req: RequestInfo): string {
   return visitorKey(req.user, req.clientAddress);
-}
-
-/** The counter an endpoint's requests count against (pipeline step 6). */
-export interface LimitStep {
-  rule: LimitRule;
-  limiter: Limiter;
 }
 
 /**
@@ -36,12 +34,6 @@ export function checkLimit(limiter: Limiter, rule: LimitRule, req: RequestInfo, 
     return Promise.reject(e);
   }
   return refusal instanceof Promise ? refusal.then((r) => r && refused(r, req)) : refusal && refused(refusal, req);
-}
-
-/** Step 6 of the pipeline: an event stream counts when it opens (HEAD does not open one). */
-export function passLimit(step: LimitStep, req: RequestInfo): Reply | undefined | Promise<Reply | undefined> {
-  if (req.method === 'HEAD') return undefined;
-  return checkLimit(step.limiter, step.rule, req);
 }
 
 /** The 429, with a log line for the first refusal of the visitor in the window (in this process). */

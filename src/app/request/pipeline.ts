@@ -12,11 +12,9 @@
  *   3. static-backed path parameters (`field: 🗄.Article.uid`): `req.paramIds` (model-params.ts);
  *   4. model-backed path parameters (`field: 📦.Task.id`): `req.paramIds`, `req.paramRows`;
  *   5. permissions (apps with users): `req.permit`, and `req.permissions` when needed first;
- *   6. a limit per visitor (event streams: one counter hit before the script runs; limits.ts;
- *      write scripts count inside their transaction instead, endpoints.ts);
- *   7. the endpoint itself (a static file, a view, a page, a script, an event stream, a redirect);
- *   8. on the way out, a nested site's answer written for its mount (mounts.ts `mountReply`):
- *      of steps 2 to 7, since step 1 writes its answer for the mount itself.
+ *   6. the endpoint itself (a static file, a view, a page, a script, an event stream, a redirect);
+ *   7. on the way out, a nested site's answer written for its mount (mounts.ts `mountReply`):
+ *      of steps 2 to 6, since step 1 writes its answer for the mount itself.
  *
  * A step either lets the request go on (it returns undefined, having set its fields of the
  * request) or answers. The request is one object for the whole pipeline: steps set its fields,
@@ -25,7 +23,6 @@
 import { passSignIn, type SignInGate } from '../services/auth.js';
 import type { Endpoint, Reply, RequestInfo } from '../endpoint/endpoint.js';
 import { passModelParams, passStaticParams, type ModelParams, type StaticParams } from './model-params.js';
-import { passLimit, type LimitStep } from './limits.js';
 import { mountReply } from './mounts.js';
 import { passPermissions, type EndpointPermissions } from './permissions.js';
 
@@ -42,9 +39,7 @@ export interface Route {
   modelParams?: ModelParams;
   /** 5. */
   permissions?: EndpointPermissions;
-  /** 6. */
-  limit?: LimitStep;
-  /** 8. The mount's prefix (`/app`) and the rewrites made so far of answers kept in memory. */
+  /** 7. The mount's prefix (`/app`) and the rewrites made so far of answers kept in memory. */
   mount?: { prefix: string; pages: WeakMap<object, Reply> };
 }
 
@@ -56,11 +51,10 @@ const enum Step {
   StaticParams = 3,
   ModelParams = 4,
   Permissions = 5,
-  Limit = 6,
-  Endpoint = 7,
+  Endpoint = 6,
 }
 
-/** Runs a request through its route: steps 1 to 8. `req` is the request's own object, which the steps complete. */
+/** Runs a request through its route: steps 1 to 7. `req` is the request's own object, which the steps complete. */
 export function runRoute(route: Route, req: RequestInfo): Reply | Promise<Reply> {
   // 1. The parent's sign-in.
   if (route.parentSignIn !== undefined) {
@@ -71,7 +65,7 @@ export function runRoute(route: Route, req: RequestInfo): Reply | Promise<Reply>
   return mounted(route, req);
 }
 
-/** Steps 2 to 7, and 8 on their answer. */
+/** Steps 2 to 6, and 7 on their answer. */
 function mounted(route: Route, req: RequestInfo): Reply | Promise<Reply> {
   const reply = steps(route, req, Step.SignIn);
   const mount = route.mount;
@@ -79,7 +73,7 @@ function mounted(route: Route, req: RequestInfo): Reply | Promise<Reply> {
   return reply instanceof Promise ? reply.then((r) => mountReply(r, mount.prefix, mount.pages)) : mountReply(reply, mount.prefix, mount.pages);
 }
 
-/** Steps `from` to 7: each one present runs, in order, until one answers; then the endpoint. */
+/** Steps `from` to 6: each one present runs, in order, until one answers; then the endpoint. */
 function steps(route: Route, req: RequestInfo, from: Step): Reply | Promise<Reply> {
   let verdict: Verdict;
   // 2. The sign-in gate of the file's area.
@@ -89,10 +83,8 @@ function steps(route: Route, req: RequestInfo, from: Step): Reply | Promise<Repl
   // 4. Model-backed path parameters.
   if (from <= Step.ModelParams && route.modelParams !== undefined && (verdict = passModelParams(route.modelParams, req)) !== undefined) return after(verdict, route, req, Step.Permissions);
   // 5. Permissions.
-  if (from <= Step.Permissions && route.permissions !== undefined && (verdict = passPermissions(route.permissions, req)) !== undefined) return after(verdict, route, req, Step.Limit);
-  // 6. A limit per visitor.
-  if (from <= Step.Limit && route.limit !== undefined && (verdict = passLimit(route.limit, req)) !== undefined) return after(verdict, route, req, Step.Endpoint);
-  // 7. The endpoint.
+  if (from <= Step.Permissions && route.permissions !== undefined && (verdict = passPermissions(route.permissions, req)) !== undefined) return after(verdict, route, req, Step.Endpoint);
+  // 6. The endpoint.
   return route.endpoint.handle(req);
 }
 
@@ -107,7 +99,7 @@ function after(verdict: Reply | Promise<Reply | undefined>, route: Route, req: R
  * steps in front, one object made here at load.
  */
 export function routeEndpoint(route: Route): Endpoint {
-  const { endpoint, parentSignIn, signIn, staticParams, modelParams, permissions, limit, mount } = route;
-  if (!parentSignIn && !signIn && !staticParams && !modelParams && !permissions && !limit && !mount) return endpoint;
+  const { endpoint, parentSignIn, signIn, staticParams, modelParams, permissions, mount } = route;
+  if (!parentSignIn && !signIn && !staticParams && !modelParams && !permissions && !mount) return endpoint;
   return { ...endpoint, handle: (req) => runRoute(route, req) };
 }
