@@ -135,7 +135,7 @@ export function fetchOnce(port, path, headers) {
   });
 }
 
-const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
+const VOLATILE = new Set(['x-request-id', 'date', 'connection', 'keep-alive']);
 
 /** Response headers without the ones that change per response or per connection. */
 export function stableHeaders(headers) {

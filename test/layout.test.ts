@@ -38,6 +38,7 @@ const FLOORS: Record<string, number> = {
   mail: 3,
   images: 3,
   auth: 3,
+  limits: 3,
   app: 4,
   http: 5,
   dev: 6,

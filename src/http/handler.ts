@@ -34,6 +34,8 @@ export type RequestObserver = (id: string, method: string, path: string, res: Se
 /** What the request function tells an observer after the start of a request. */
 export interface ObservedRequest {
   route: string;
+  /** The kind of limit per visitor that refused the request (429), when one did. */
+  limit?: string;
 }
 
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -81,10 +83,13 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
   }
 
   /** Step 2's second half: development's last touch, then the reply on the wire. */
-  function sendReply(req: IncomingMessage, res: ServerResponse, d: Dispatched, reply: Reply): number | Promise<number> {
+  function sendReply(req: IncomingMessage, res: ServerResponse, d: Dispatched, reply: Reply, seen: ObservedRequest | undefined): number | Promise<number> {
     // Development (DevHooks): the live-reload client on pages, the overlay for errors.
     if (devHooks) reply = devHooks.decorate(reply, d.request, { root: d.app.root });
-    if (reply.type === 'error' && reply.log) logger[reply.log.level](reply.log.message, reply.log.fields);
+    if (reply.type === 'error') {
+      if (reply.log) logger[reply.log.level](reply.log.message, reply.log.fields);
+      if (reply.limit !== undefined && seen) seen.limit = reply.limit;
+    }
     return send(req, res, reply, d.request.id, { streams, events: d.app.settings.events, dev: d.app.options.dev === true });
   }
 
@@ -134,12 +139,12 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       const d = dispatch(app, { id, method, url, headers: req.headers, client, forwarded: !trust.empty, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), ...(seen && { seen }) });
       const reply = d.reply;
       if (!(reply instanceof Promise)) {
-        const sent = sendReply(req, res, d, reply);
+        const sent = sendReply(req, res, d, reply, seen);
         if (!(sent instanceof Promise)) return done(sent);
         sent.then(done, (err) => fail(req, res, id, err, start, rawPath, client));
         return;
       }
-      reply.then((r) => sendReply(req, res, d, r)).then(done, (err) => fail(req, res, id, err, start, rawPath, client));
+      reply.then((r) => sendReply(req, res, d, r, seen)).then(done, (err) => fail(req, res, id, err, start, rawPath, client));
     } catch (err) {
       // 3. Unexpected.
       fail(req, res, id, err, start, rawPath, client);

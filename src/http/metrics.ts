@@ -6,6 +6,7 @@
  *   laneway_http_request_errors_total{route,method}         counter (5xx answers, cut-off answers)
  *   laneway_http_request_duration_seconds{route,method}     histogram (LATENCY_BUCKETS)
  *   laneway_http_requests_in_flight                         gauge
+ *   laneway_limit_refusals_total{kind}                      counter (429s of the limits per visitor)
  *
  * `route` is the route pattern (`/items/{item}/`), never the raw path, so the number of series is
  * bounded by the route table: requests no route answers are counted under `(none)`, the platform's
@@ -49,6 +50,8 @@ export interface RouteSeries {
 export interface MetricsSnapshot {
   routes: RouteSeries[];
   inFlight: number;
+  /** Refusals of the limits per visitor, by kind (docs/security.md "Limits per visitor"). */
+  limits?: Record<string, number>;
 }
 
 /** A family of extra samples (the supervisor's own: workers, restarts, reloads). */
@@ -63,6 +66,7 @@ export interface MetricFamily {
 export class HttpMetrics {
   readonly #series = new Map<string, RouteSeries>();
   #inFlight = 0;
+  readonly #limits: Record<string, number> = {};
 
   /**
    * The observer to give `createServer` (server.ts passes it to the request function): counts each
@@ -75,6 +79,7 @@ export class HttpMetrics {
     res.once('close', () => {
       this.#inFlight--;
       this.record(seen.route, method, res.statusCode, (performance.now() - start) / 1000, !res.writableFinished);
+      if (seen.limit !== undefined) this.#limits[seen.limit] = (this.#limits[seen.limit] ?? 0) + 1;
     });
     return seen;
   };
@@ -94,7 +99,7 @@ export class HttpMetrics {
 
   /** A copy of the counts (for IPC, or to render). */
   snapshot(): MetricsSnapshot {
-    return { routes: [...this.#series.values()].map((s) => ({ ...s, statuses: { ...s.statuses }, buckets: [...s.buckets] })), inFlight: this.#inFlight };
+    return { routes: [...this.#series.values()].map((s) => ({ ...s, statuses: { ...s.statuses }, buckets: [...s.buckets] })), inFlight: this.#inFlight, limits: { ...this.#limits } };
   }
 
   /** The exposition of this process alone. */
@@ -107,8 +112,10 @@ export class HttpMetrics {
 export function mergeSnapshots(snapshots: readonly MetricsSnapshot[]): MetricsSnapshot {
   const merged = new Map<string, RouteSeries>();
   let inFlight = 0;
+  const limits: Record<string, number> = {};
   for (const snap of snapshots) {
     inFlight += snap.inFlight;
+    for (const [kind, n] of Object.entries(snap.limits ?? {})) limits[kind] = (limits[kind] ?? 0) + n;
     for (const s of snap.routes) {
       const key = s.route + '\u0000' + s.method;
       const m = merged.get(key);
@@ -122,7 +129,7 @@ export function mergeSnapshots(snapshots: readonly MetricsSnapshot[]): MetricsSn
       m.sum += s.sum;
     }
   }
-  return { routes: [...merged.values()], inFlight };
+  return { routes: [...merged.values()], inFlight, limits };
 }
 
 /** How many requests a snapshot counts. */
@@ -170,6 +177,8 @@ export function renderMetrics(snapshot: MetricsSnapshot, extra: readonly MetricF
     out.push(`laneway_http_request_duration_seconds_count${labels({ route: s.route, method: s.method })} ${cumulative}`);
   }
   out.push('# HELP laneway_http_requests_in_flight Requests being answered now.', '# TYPE laneway_http_requests_in_flight gauge', `laneway_http_requests_in_flight ${snapshot.inFlight}`);
+  out.push('# HELP laneway_limit_refusals_total Requests refused with 429 by a limit per visitor, by kind of limit.', '# TYPE laneway_limit_refusals_total counter');
+  for (const kind of Object.keys(snapshot.limits ?? {}).sort()) out.push(`laneway_limit_refusals_total${labels({ kind })} ${snapshot.limits![kind]}`);
   for (const f of extra) {
     out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} ${f.type}`);
     for (const s of f.samples) out.push(`${f.name}${labels(s.labels ?? {})} ${num(s.value)}`);

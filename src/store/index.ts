@@ -85,3 +85,4 @@ export class AppStore {
   }
 }
 export { inTransaction } from './transaction.js';
+export { CounterStore, COUNTER_TABLE, type CounterWindow } from './counters.js';

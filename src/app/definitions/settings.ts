@@ -8,6 +8,7 @@ import { parseDocument } from 'yaml';
 import { parseCspSettings, type CspSettings } from '../../csp/index.js';
 import type { DiagnosticList } from '../../diag/index.js';
 import type { ScriptLimits } from '../../script/index.js';
+import { readVisitorLimits, NO_SETTINGS, VISITOR_LIMIT_KEYS, type VisitorLimits } from '../../limits/index.js';
 import { yamlToJS, type SourceTree } from '../../shared/index.js';
 import type { EventSettings } from '../endpoint/endpoint.js';
 
@@ -15,6 +16,8 @@ export interface AppSettings {
   csp: CspSettings;
   /** Overrides of the script limits (DEFAULT_LIMITS), for every script and view of the app. */
   limits: Partial<ScriptLimits>;
+  /** The limits per visitor of `limits:` (docs/security.md "Limits per visitor"): what differs from the defaults. */
+  visitorLimits: VisitorLimits;
   /** Origins (`https://example.com`) whose cross-site POST/PUT/PATCH/DELETE requests are accepted. */
   trustedOrigins: string[];
   /** `name:`, the site's name; without a /🎛.yaml, the app directory's name. */
@@ -50,8 +53,9 @@ export function readSettings(tree: SourceTree, diagnostics: DiagnosticList, defa
   const source = tree.read(file);
   let data: unknown;
   let parsed = true;
+  let doc: ReturnType<typeof parseDocument> | undefined;
   if (source !== undefined) {
-    const doc = parseDocument(source);
+    doc = parseDocument(source);
     parsed = doc.errors.length === 0;
     for (const err of doc.errors) {
       const pos = err.linePos?.[0];
@@ -71,21 +75,31 @@ export function readSettings(tree: SourceTree, diagnostics: DiagnosticList, defa
   const csp = parseCspSettings(root.csp, (message, severity = 'error') => diagnostics.add(severity, 'LW_CSP_SETTINGS', message, file, source, at('csp')));
 
   const limits: Partial<ScriptLimits> = {};
+  let visitorLimits = NO_SETTINGS;
   if (root.limits !== undefined) {
-    const report = (message: string): void => diagnostics.error('LW_APP_SETTINGS', message, file, source, at('limits'));
+    // A problem is reported at the value it is about (the node's start in the YAML), else at `limits:`.
+    const offsetOf = (path: string[]): number => {
+      const node = doc?.getIn(['limits', ...path], true) as { range?: [number, number, number] } | undefined;
+      return node?.range?.[0] ?? at('limits');
+    };
+    const report = (message: string, path: string[] = []): void => diagnostics.error('LW_APP_SETTINGS', message, file, source, path.length ? offsetOf(path) : at('limits'));
     if (root.limits === null || typeof root.limits !== 'object' || Array.isArray(root.limits)) {
       report('`limits:` takes keys and numbers, for example `limits: {cpu-ms: 200, string-length: 2000000}`');
     } else {
+      const visitor: Array<[string, unknown]> = [];
       for (const [key, value] of Object.entries(root.limits)) {
         const spec = LIMIT_KEYS[key];
-        if (!spec) {
-          report(`\`limits: ${key}\` is not a limit: use ${Object.keys(LIMIT_KEYS).join(', ')}`);
+        if (VISITOR_LIMIT_KEYS.has(key)) {
+          visitor.push([key, value]);
+        } else if (!spec) {
+          report(`\`limits: ${key}\` is not a limit: use ${[...Object.keys(LIMIT_KEYS), ...VISITOR_LIMIT_KEYS].join(', ')}`, [key]);
         } else if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > spec.max) {
-          report(`\`limits: ${key}\` takes a whole number from 1 to ${spec.max}`);
+          report(`\`limits: ${key}\` takes a whole number from 1 to ${spec.max}`, [key]);
         } else {
           limits[spec.field] = value;
         }
       }
+      visitorLimits = readVisitorLimits(visitor, report);
     }
   }
 
@@ -110,7 +124,7 @@ export function readSettings(tree: SourceTree, diagnostics: DiagnosticList, defa
   }
   const events = readEventSettings(root.events, (message) => diagnostics.error('LW_APP_SETTINGS', message, file, source, at('events')));
   const manifest = source !== undefined && parsed ? readManifest(data, root, source, diagnostics) : { name: undefined, locale: 'en', type: undefined };
-  return { csp, limits, trustedOrigins, name: manifest.name ?? defaults.name ?? 'app', locale: manifest.locale, type: manifest.type, manifest: source !== undefined, ...(events && { events }) };
+  return { csp, limits, visitorLimits, trustedOrigins, name: manifest.name ?? defaults.name ?? 'app', locale: manifest.locale, type: manifest.type, manifest: source !== undefined, ...(events && { events }) };
 }
 
 /** Every top-level key of /🎛.yaml (docs/manifest.md says what each does). */

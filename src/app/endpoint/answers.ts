@@ -189,6 +189,33 @@ const CLIENT_ERROR_WORDS: Readonly<Record<number, string>> = {
   422: 'The submitted values are not valid.',
 };
 
+/** What each kind of limit per visitor counts, in the words of its refusal. */
+const LIMITED: Readonly<Record<string, string>> = {
+  writes: 'Too many changes were sent from here',
+  emails: 'Too many messages were sent from here',
+  'app-emails': 'This site has sent as many messages as it may for now',
+  'sign-ins': 'Too many sign-ins were started from here',
+  uploads: 'Too many images were uploaded from here',
+  'upload-mb': 'Too many bytes of images were uploaded from here',
+  streams: 'Too many live connections were opened from here',
+};
+
+/**
+ * 429: a visitor over one of the app's limits per visitor (docs/security.md "Limits per visitor");
+ * nothing was written or sent. `Retry-After` says when the window ends; `limit` names the kind for
+ * the metrics (http/metrics.ts).
+ */
+export function tooManyRequests(kind: string, retryAfter: number): ErrorReply {
+  return {
+    type: 'error',
+    status: 429,
+    code: 'LW_LIMIT_EXCEEDED',
+    message: `${LIMITED[kind] ?? 'Too many requests were sent from here'}; try again in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`,
+    headers: { 'Retry-After': String(retryAfter), 'Cache-Control': 'no-store' },
+    limit: kind,
+  };
+}
+
 /** 503: the app has `events: max-streams` event streams open already. */
 export function tooManyStreams(): ErrorReply {
   return answer(503, 'LW_EVENTS_TOO_MANY', 'Too many event streams are open; try again in a moment.');

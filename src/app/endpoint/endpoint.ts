@@ -98,6 +98,8 @@ export type Reply =
       headers?: ReplyHeaders;
       /** A line for the server's log, written by the HTTP layer with its logger (a built-in endpoint's failure). */
       log?: { level: 'info' | 'error'; message: string; fields: Record<string, unknown> };
+      /** A refusal of a limit per visitor (429): its kind, counted by the metrics. */
+      limit?: string;
     }
   /**
    * A server-sent event stream (`⏱` scripts, events.ts): the HTTP layer sends the head (200,

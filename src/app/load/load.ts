@@ -33,6 +33,7 @@ import { compileSuppliers } from './compile-suppliers.js';
 import { DEFAULT_LIMITS, ViewRenderers } from '../../script/index.js';
 import { checkMistakes } from '../definitions/mistakes.js';
 import { readSettings, type AppSettings } from '../definitions/settings.js';
+import { Limiter } from '../../limits/index.js';
 import { PROPERTIES_FILE, readConnectors, readProperties, readStaticContent, type AppProperties } from '../../content/index.js';
 import { readModelDefinitions, type ModelSchema } from '../../models/index.js';
 import { readNotifications } from '../../mail/index.js';
@@ -303,6 +304,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     const data = models.models.size || models.embedded.size || auth.enabled || visitorState ? new AppData(models, notifications, auth.enabled, renderers) : undefined;
     if (data && auth.enabled) data.authConfig = auth;
     if (data) data.sendsMail = sendsMail(files, scanText);
+    if (data) data.limiter = new Limiter(settings.visitorLimits);
     if (data && mount !== undefined) data.mount = mount;
     // Nested sites, each told the mode at its mount point and whose sign-in gates it if it has no users of its own.
     const mounts = loadMounts(mountSpecs, rootDir, options, prerender, mount, diagnostics, (prefix) =>

@@ -9,7 +9,8 @@ import type { Code } from '../../diag/index.js';
 import type { Method, RouteSpec } from '../../router/index.js';
 import { notFound } from '../endpoint/answers.js';
 import type { AppData } from '../services/data.js';
-import type { Endpoint, Reply, RequestInfo } from '../endpoint/endpoint.js';
+import { clientOf, type Endpoint, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
+import { checkLimit } from './limits.js';
 
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'DELETE'];
 
@@ -34,7 +35,12 @@ async function answerImages(data: AppData, req: RequestInfo): Promise<Reply> {
   const images = data.images;
   if (!images) return notFound();
   const length = req.headers['content-length'];
-  const a = await images.answer(req.method, req.path, new URLSearchParams(req.query), length === undefined ? undefined : Number(length), (limit) => req.readBody(limit));
+  // The limits of uploads (docs/security.md "Limits per visitor"): the number, then the bytes.
+  const uploads = data.limiter.rule('uploads');
+  const bytes = data.limiter.rule('upload-mb');
+  const admit = async (size: number): Promise<Reply | undefined> => (uploads && (await checkLimit(data.limiter, uploads, req))) || (bytes && (await checkLimit(data.limiter, bytes, req, size))) || undefined;
+  const a = await images.answer(req.method, req.path, new URLSearchParams(req.query), length === undefined ? undefined : Number(length), (limit) => req.readBody(limit), undefined, admit);
+  if ('refused' in a) return a.refused;
   if ('error' in a) return { type: 'error', status: a.status, code: 'LW_IMAGE_STORE', message: a.error, ...(a.headers && { headers: a.headers }) };
   if ('image' in a) return { type: 'stored', contentType: a.contentType, stored: a.image, etag: a.etag, headers: a.headers };
   return { type: 'body', status: a.status, contentType: a.contentType, body: a.body, headers: a.headers };
@@ -44,7 +50,10 @@ async function answerImages(data: AppData, req: RequestInfo): Promise<Reply> {
 async function answerAuth(data: AppData, req: RequestInfo): Promise<Reply> {
   const auth = data.auth;
   if (!auth) return notFound();
-  const a = await auth.answer(req.method, req.path, new URLSearchParams(req.query), req.headers);
+  // The limit of sign-in starts (docs/security.md "Limits per visitor").
+  const starts = data.limiter.rule('sign-ins');
+  const a = await auth.answer(req.method, req.path, new URLSearchParams(req.query), req.headers, clientOf(req), starts && (() => checkLimit(data.limiter, starts, req)));
+  if ('refused' in a) return a.refused;
   if ('location' in a) return { type: 'redirect', status: 303, location: a.location, headers: a.headers };
   // A failure at the provider names it and the step (docs/users.md "Signing in"); the visitor's
   // own mistakes (an expired or replayed callback) are logged at 500 and up only.

@@ -17,7 +17,10 @@ import { settleUnit, UnitNeeds } from '../definitions/degrade.js';
 import { checkMailMessage, enqueueMail } from '../../mail/index.js';
 import { attachImages } from '../../images/index.js';
 import type { Flash } from '../../session/index.js';
+import type { LimitRule } from '../../limits/index.js';
+import type { Writer } from '../../store/index.js';
 import { compileEventsEndpoint } from './events.js';
+import { checkLimit } from './limits.js';
 import type { LoadOptions } from '../definitions/options.js';
 import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './scope.js';
 import { routeNameOf, type Consumer } from '../definitions/suppliers.js';
@@ -309,6 +312,11 @@ function compileScriptEndpoint(
   // POST, PUT and DELETE scripts of an app with models run in one write transaction (docs/data.md
   // "How requests use the database").
   const writes = data !== undefined && WRITE_METHODS.has(base.method);
+  // The limits per visitor it counts against (docs/security.md "Limits per visitor"), decided here once.
+  const limiter = data?.limiter;
+  const writeRule = writes ? limiter?.rule('writes', base.pattern) : undefined;
+  const mailRule = writes ? limiter?.rule('emails', base.pattern) : undefined;
+  const appMailRule = writes ? limiter?.rule('app-emails') : undefined;
   return {
     ...base,
     kind: 'script',
@@ -370,6 +378,11 @@ function compileScriptEndpoint(
     }
     scope.dataRequest().session = tx.session;
     scope.dataRequest().writer = tx.writer;
+    // The visitor's limit of writes: counted in this transaction (SQLite) or just before (PostgreSQL); over it, nothing runs.
+    if (writeRule) {
+      const over = await limited(req, writeRule, 1, tx.writer);
+      if (over) return over;
+    }
     let outcome: RunOutcome;
     try {
       outcome = await start(scope);
@@ -393,6 +406,9 @@ function compileScriptEndpoint(
     // E-mail joins the outbox in the request's transaction: sent only if the request commits.
     const mails = (effects?.emails.length ?? 0) + (effects?.notifications.length ?? 0);
     if (mails) {
+      // The limits of e-mail, the visitor's and the app's: over either, nothing is written or sent.
+      const over = (mailRule && (await limited(req, mailRule, mails, tx.writer))) || (appMailRule && (await limited(req, appMailRule, mails, tx.writer, 'app')));
+      if (over) return over;
       try {
         for (const m of effects!.emails) await enqueueMail(tx.writer, checkMailMessage({ to: m.to, subject: m.subject, text: m.text, ...(m.replyTo !== null && { replyTo: m.replyTo }) }), store.engine);
         for (const n of effects!.notifications) await enqueueMail(tx.writer, data!.notificationMessage(n.name, n.values), store.engine);
@@ -425,6 +441,19 @@ function compileScriptEndpoint(
     return withHeaders(reply(req, settled.answer, outcome), settled.headers);
   }
 
+
+  /** A limit's 429 once the transaction is rolled back, or undefined within it; a store failure is a 503. */
+  async function limited(req: RequestInfo, rule: LimitRule, n: number, writer: Writer, visitor?: string): Promise<Reply | undefined> {
+    let over: Reply | undefined;
+    try {
+      over = await checkLimit(limiter!, rule, req, n, writer, visitor);
+    } catch (e) {
+      await writer.rollback();
+      return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message);
+    }
+    if (over) await writer.rollback();
+    return over;
+  }
 
   function answerOf(req: RequestInfo, outcome: RunOutcome): ScriptResponse {
     return outcomeToResponse(outcome, {

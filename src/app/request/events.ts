@@ -28,6 +28,7 @@ import type { SourceTree } from '../../shared/index.js';
 import type { DataSession, Writer } from '../../store/index.js';
 import { eventsNotAFunction, scriptError, scriptSite, storeUnavailableLogged } from '../endpoint/answers.js';
 import { commitWrites } from './commit.js';
+import { checkLimit } from './limits.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
 import type { DataRequest } from '../services/data.js';
 import { EVENT_DEFAULTS, type Endpoint, type EventSettings, type EventSink, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
@@ -80,6 +81,8 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
   const modules = ctx.modules;
   const log = (req: RequestInfo, code: Code, message: string): void => modules.log(message.startsWith('/') ? message : `${file.path}: ${message}`, { id: req.id, code, file: file.path });
 
+  // The visitor's limit of streams opened (docs/security.md "Limits per visitor"), counted in the body's transaction.
+  const streamRule = modules.data?.limiter.rule('streams', base.pattern);
   return { ...base, kind: 'events', handle: (req) => (req.method === 'HEAD' ? HEAD_REPLY : setUp(req)) };
 
   /** Steps 1 and 2: the body, in its transaction; the stream once it gave a function. */
@@ -95,6 +98,19 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
         return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message);
       }
       scope.dataRequest().session = tx.session;
+      if (streamRule) {
+        let over: Reply | undefined;
+        try {
+          over = await checkLimit(data.limiter, streamRule, req, 1, tx.writer);
+        } catch (e) {
+          await tx.writer.rollback();
+          return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message);
+        }
+        if (over) {
+          await tx.writer.rollback();
+          return over;
+        }
+      }
     }
     let outcome: RunOutcome;
     try {

@@ -46,6 +46,8 @@ import { parseCookies } from '../endpoint/request-data.js';
 /** What the auth endpoints answer (the http layer sends it). */
 export type AuthAnswer =
   | { status: 303; location: string; headers: Record<string, string | string[]> }
+  /** A limit per visitor refused the start (429: `admit` answered it). */
+  | { refused: Reply }
   | { status: number; error: string; code: string; headers?: Record<string, string | string[]>; failure?: SignInFailure };
 
 /**
@@ -204,8 +206,11 @@ export class AuthService {
     return sid === undefined ? undefined : this.users.userOf(sid);
   }
 
-  /** The answer to `/__/auth/…`. */
-  async answer(method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders, client: ClientInfo = clientOf({ headers })): Promise<AuthAnswer> {
+  /**
+   * The answer to `/__/auth/…`. `admit`: the limit of sign-in starts (docs/security.md "Limits per
+   * visitor"), asked before a start makes anything; its answer refuses the start.
+   */
+  async answer(method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders, client: ClientInfo = clientOf({ headers }), admit?: () => Reply | undefined | Promise<Reply | undefined>): Promise<AuthAnswer> {
     const visitor = new Visitor(this.#visitors, parseCookies(headers.cookie).get('sid'), secureContext(client));
     if (path === '/__/auth/handler') {
       if (method !== 'GET' && method !== 'HEAD') return { status: 405, code: 'LW_HTTP_METHOD', error: 'The sign-in callback takes GET only.', headers: { Allow: 'GET' } };
@@ -222,6 +227,8 @@ export class AuthService {
     const provider = start ? this.#providers.get(start[1]!) : undefined;
     if (!provider) return { status: 404, code: 'LW_HTTP_NOT_FOUND', error: 'There is no such sign-in provider.' };
     if (method !== 'POST') return { status: 405, code: 'LW_HTTP_METHOD', error: 'Start a sign-in with a POST (a form on the sign-in page).', headers: { Allow: 'POST' } };
+    const refused = await admit?.();
+    if (refused) return { refused };
     try {
       const { url, checks } = await this.#client(provider, client).start();
       const sid = visitor.id();

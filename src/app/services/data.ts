@@ -36,6 +36,7 @@ import { loadSecret, randomText, Signer, VisitorStore, type Visitor, type Visito
 import { defaultForm, enteredTexts, readSubmission, type FormType } from '../../forms/index.js';
 import { ensureMailTables, mailTransportFromEnv, MailWorker, renderNotification, type MailMessage, type NotificationDefinition } from '../../mail/index.js';
 import type { Writer } from '../../store/index.js';
+import { Limiter, NO_SETTINGS } from '../../limits/index.js';
 import type { FieldMap } from '../endpoint/request-data.js';
 import type { EndpointPermit } from '../endpoint/endpoint.js';
 
@@ -125,6 +126,8 @@ export class AppData {
   #imageOptions: ImageStoreOptions | undefined;
   /** The app sends e-mail (`'📧'`, notifications): its outbox worker runs while the store is open. */
   sendsMail = false;
+  /** The limits per visitor (docs/security.md "Limits per visitor"), set by the loader; counting once the store is open. */
+  limiter = new Limiter(NO_SETTINGS);
   /** Delivers the outbox (started by `open` when the app sends e-mail). */
   mail: MailWorker | undefined;
   /** `Model.field` of every image field, with its `public:` (empty without image fields). */
@@ -240,6 +243,7 @@ export class AppData {
       const engine = this.store.engine;
       const visitors = new VisitorStore(engine);
       await visitors.ensure();
+      await this.limiter.open(engine);
       this.visitors = { signer: new Signer(await loadSecret(engine)), store: visitors };
     } catch (e) {
       await this.close();
@@ -293,6 +297,7 @@ export class AppData {
     const sweep = () => {
       void this.visitors?.store.sweep().catch(() => {});
       void this.auth?.users.sweep().catch(() => {});
+      void this.limiter.sweep().catch(() => {});
     };
     this.#sweeper = setInterval(sweep, SWEEP_MS);
     this.#sweeper.unref();
@@ -309,6 +314,7 @@ export class AppData {
     this.store = undefined;
     this.visitors = undefined;
     this.auth = undefined;
+    this.limiter.close();
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     const mail = this.mail;

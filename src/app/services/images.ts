@@ -30,6 +30,7 @@ import type { Signer } from '../../session/index.js';
 import { SAFE_HTML } from '../../shared/index.js';
 import { escapeHtml } from '../../template/index.js';
 import type { Engine } from '../../store/index.js';
+import type { Reply } from '../endpoint/endpoint.js';
 import { ImageWorker, UPLOAD_MAX_BYTES, insertUpload, readImage, sniffImage, DEFAULT_IMAGE_LIMITS, type ImageLog, type ImageRow, type ImageStore, type StoredImage } from '../../images/index.js';
 
 /** How long an upload address takes a PUT. */
@@ -52,7 +53,12 @@ const IMAGE_PATH = /^\/__\/images\/([A-Za-z0-9_-]{22})$/;
 export type ImageAnswer =
   | { status: 200; contentType: string; body: Buffer; headers: Record<string, string> }
   | { status: 200; contentType: string; image: StoredImage; etag: string; headers: Record<string, string> }
-  | { status: number; error: string; headers?: Record<string, string> };
+  | { status: number; error: string; headers?: Record<string, string> }
+  /** A limit per visitor refused the upload (429: the answer of `admit`). */
+  | { refused: Reply };
+
+/** Asked with an upload's size in bytes: undefined lets it in, a Reply refuses it. */
+export type UploadAdmission = (bytes: number) => Reply | undefined | Promise<Reply | undefined>;
 
 /** An image as a view reads it. */
 export class ImageView {
@@ -187,12 +193,16 @@ export class ImageService {
     return path.startsWith('/__/images/');
   }
 
-  /** Answers `PUT /__/images/upload/…` and `GET /__/images/<id>`. */
-  async answer(method: string, path: string, query: URLSearchParams, contentLength: number | undefined, readBody: (limit: number) => Promise<Buffer>, now = Date.now()): Promise<ImageAnswer> {
+  /**
+   * Answers `PUT /__/images/upload/…` and `GET /__/images/<id>`. `admit`: the limits of uploads
+   * (docs/security.md "Limits per visitor"), asked with the upload's size once its body is read and
+   * before anything is kept; its answer refuses the upload.
+   */
+  async answer(method: string, path: string, query: URLSearchParams, contentLength: number | undefined, readBody: (limit: number) => Promise<Buffer>, now = Date.now(), admit?: UploadAdmission): Promise<ImageAnswer> {
     const upload = UPLOAD_PATH.exec(path);
     if (upload) {
       if (method !== 'PUT') return { status: 405, error: 'An upload address takes PUT only.', headers: { Allow: 'PUT' } };
-      return this.#upload(upload, contentLength, readBody, now);
+      return this.#upload(upload, contentLength, readBody, now, admit);
     }
     const image = IMAGE_PATH.exec(path);
     if (image) {
@@ -202,7 +212,7 @@ export class ImageService {
     return { status: 404, error: 'There is no image at this address.' };
   }
 
-  async #upload(m: RegExpExecArray, contentLength: number | undefined, readBody: (limit: number) => Promise<Buffer>, now: number): Promise<ImageAnswer> {
+  async #upload(m: RegExpExecArray, contentLength: number | undefined, readBody: (limit: number) => Promise<Buffer>, now: number, admit: UploadAdmission | undefined): Promise<ImageAnswer> {
     const [, model, field, id, expires, mac] = m;
     if (!this.#signer.check('image-upload', `${model}.${field}.${id}.${expires}`, mac!) || !this.#fields.has(`${model}.${field}`)) {
       return { status: 403, error: 'This upload address is not valid for this site.' };
@@ -210,6 +220,8 @@ export class ImageService {
     if (parseInt(expires!, 36) < now) return { status: 410, error: 'This upload address has expired; ask for a new one.' };
     if (contentLength !== undefined && contentLength > UPLOAD_MAX_BYTES) return { status: 413, error: `An image may be at most ${UPLOAD_MAX_BYTES / 1048576} MB.`, headers: { Connection: 'close' } };
     const bytes = await readBody(UPLOAD_MAX_BYTES);
+    const refused = await admit?.(bytes.length);
+    if (refused) return { refused };
     if (!sniffImage(bytes)) return { status: 415, error: 'The upload is not a PNG, JPEG or GIF image.' };
     let width: number | null = null;
     let height: number | null = null;

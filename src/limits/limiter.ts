@@ -1,0 +1,91 @@
+/**
+ * The limits per visitor at run time (docs/security.md "Limits per visitor"): an app's rules, read
+ * at load (rules.ts), and its counters, in the store once it is open (store/ CounterStore). A
+ * check is one hit of one counter: the count of the visitor's current window goes up by what the
+ * request does (1, or the messages it sends, or the bytes it uploads), and a count past the rule's
+ * most is a refusal, with the seconds until the window ends.
+ *
+ * Windows are fixed: the window of a rule of one minute is the clock's minute. A visitor is the
+ * signed-in user when the request knows it (an `auth: required` or `optional` area), else the
+ * client address.
+ */
+import { CounterStore, type Engine, type Writer } from '../store/index.js';
+import { ruleFor, type LimitKind, type LimitRule, type VisitorLimits } from './rules.js';
+
+/** A request over a limit. */
+export interface Refusal {
+  kind: LimitKind;
+  /** Seconds until the window ends (Retry-After). */
+  retryAfter: number;
+  /** The first refusal of this visitor and counter in this window, in this process: worth a log line. */
+  first: boolean;
+  visitor: string;
+}
+
+/** Refusals remembered for `first`, at most. */
+const LOGGED_MAX = 10_000;
+
+/** The key of a visitor: `user:<id>` when signed in, else `addr:<client address>`. */
+export function visitorKey(user: { id: string } | null | undefined, address: string | undefined): string {
+  return user ? `user:${user.id}` : `addr:${address ?? 'unknown'}`;
+}
+
+export class Limiter {
+  readonly limits: VisitorLimits;
+  #counters: CounterStore | undefined;
+  /** Counter windows already refused once (key → the window's end). */
+  readonly #logged = new Map<string, number>();
+
+  constructor(limits: VisitorLimits) {
+    this.limits = limits;
+  }
+
+  /** The rule an endpoint at `pattern` counts `kind` against (undefined: `off`). Decided at load. */
+  rule(kind: LimitKind, pattern?: string): LimitRule | undefined {
+    return ruleFor(this.limits, kind, pattern);
+  }
+
+  /** Makes the counter table when missing; until then (and after `close`) nothing is counted. */
+  async open(engine: Engine): Promise<void> {
+    const counters = new CounterStore(engine);
+    await counters.ensure();
+    this.#counters = counters;
+  }
+
+  close(): void {
+    this.#counters = undefined;
+  }
+
+  /** Deletes windows gone by (every instance may: the DELETE is idempotent). */
+  sweep(now = Date.now()): Promise<number> {
+    return this.#counters ? this.#counters.sweep(now) : Promise.resolve(0);
+  }
+
+  /**
+   * Counts `n` for `visitor` against `rule`: undefined when within it, else the refusal. `tx`: the
+   * request's write transaction (SQLite counts in it; see CounterStore.hit). Synchronous on SQLite
+   * with `tx`.
+   */
+  hit(rule: LimitRule, visitor: string, n = 1, tx?: Writer, now = Date.now()): Refusal | undefined | Promise<Refusal | undefined> {
+    const counters = this.#counters;
+    if (!counters) return undefined;
+    const start = now - (now % rule.windowMs);
+    const expires = start + rule.windowMs;
+    const count = counters.hit({ kind: rule.key, visitor, start, expires }, n, tx);
+    const verdict = (c: number): Refusal | undefined => (c <= rule.max ? undefined : this.#refusal(rule, visitor, start, expires, now));
+    return count instanceof Promise ? count.then(verdict) : verdict(count);
+  }
+
+  #refusal(rule: LimitRule, visitor: string, start: number, expires: number, now: number): Refusal {
+    const key = `${rule.key}\u0000${visitor}\u0000${start}`;
+    const first = !this.#logged.has(key);
+    if (first) {
+      if (this.#logged.size >= LOGGED_MAX) {
+        for (const [k, end] of this.#logged) if (end <= now) this.#logged.delete(k);
+        if (this.#logged.size >= LOGGED_MAX) this.#logged.clear();
+      }
+      this.#logged.set(key, expires);
+    }
+    return { kind: rule.kind, retryAfter: Math.max(1, Math.ceil((expires - now) / 1000)), first, visitor };
+  }
+}
