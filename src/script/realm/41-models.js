@@ -1275,7 +1275,38 @@ const viewValue = (v) => {
 };
 // Views use queries lazily (Release.all.desc, {{#Note.list list as n}}): the methods they may call.
 const VIEW_QUERY_OPS = new OSet(['asc', 'desc', 'count', 'exists', 'get', 'optional', 'limit', 'distinct']);
-const viewKind = (v) => (QUERIES.has(v) ? 1 : MODEL_CLASSES.has(v) ? 2 : 0);
+// 3: a link of a stored model, which a view reads field by field (script/realm.ts LinkView).
+const viewKind = (v) => (QUERIES.has(v) ? 1 : MODEL_CLASSES.has(v) ? 2 : LINKS.has(v) && !linkState(v).d.app.static ? 3 : 0);
+// The names a view may read through a link of model d, made once per model (the same array each time).
+const LINK_VIEW_OWN = new OSet(['id', 'linked', 'get', 'optional', 'exists', 'toString', 'toJSON']);
+const linkViewNames = (l) => {
+  const d = linkState(l).d;
+  if (d.viewNames === undefined) {
+    const names = ['created', 'modified', 'copyable'];
+    for (let i = 0; i < d.fields.length; i++) if (!d.fields[i].isProtected) push(names, d.fields[i].name);
+    if (d.container !== null) push(names, d.containerMember);
+    const out = [];
+    for (let i = 0; i < names.length; i++) if (!LINK_VIEW_OWN.has(names[i])) push(out, names[i]);
+    d.viewNames = freeze(out);
+  }
+  return d.viewNames;
+};
+// A link in a view: its id, get/optional/exists, and the record its fields are read from (the
+// state this request holds for it, the row read at the path match, else one read by id).
+const linkViewOp = (l, name) => {
+  if (!LINKS.has(l)) throw new OTypeError('not a link');
+  const s = linkState(l);
+  if (name === 'id') return s.id;
+  if (s.id === null) return name === 'exists' ? false : null;
+  if (name === 'get') return loadById(s.d, s.id, true);
+  if (name === 'optional') return loadById(s.d, s.id, false);
+  if (name === 'exists') return andThen(loadById(s.d, s.id, false), (r) => r !== null);
+  if (name !== 'record') throw new OTypeError('a view cannot call ' + name + ' on a link');
+  const u = unitOfWork();
+  for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[ROW.id] === s.id) return u.pend[i].st === 2 ? null : instanceOfState(u.pend[i]);
+  if (s.row !== null) { if (s.inst === null) s.inst = makeInstance(s.d, s.row, 1); return s.inst; }
+  return loadById(s.d, s.id, false);
+};
 const viewOp = (q, name, arg) => {
   if (QUERIES.has(q) && name === 'all') return execute(q, false);
   if (!QUERIES.has(q) || !VIEW_QUERY_OPS.has(name)) throw new OTypeError('a view cannot call ' + name + ' on a query: make the query in a supplier');
