@@ -1170,6 +1170,11 @@ const fluent = (o, k, ...args) => {
     const f = s.d.byName.get(k);
     if (f !== undefined && args.length === 1) { setField(s, f, args[0]); return o; }
   }
+  // An embedded value: new Address().street(s).city(c) (its setter checks the value).
+  if (EMB.has(o) && args.length === 1) {
+    const fs = EMB.get(o).t.fields;
+    for (let i = 0; i < fs.length; i++) if (fs[i].name === k) { o[k] = args[0]; return o; }
+  }
   const fn = o[k];
   if (typeof fn !== 'function') throw new OTypeError(k + ' is not a function');
   return apply(fn, o, args);
