@@ -20,6 +20,12 @@ const APP: Record<string, string> = {
     "import {Order, Address, Line} from '📦';\n" +
     "const o = new Order().title('A').ship(new Address().street('Main 1').city('Oslo')).contact(new Order.Contact().first('Ada'));\n" +
     "o.lines.add(new Line().sku('A').qty(2));\no.lines.add(new Line().sku('B').qty(3));\n({id: o.id});\n",
+  '📦/🌐Customer.yaml': 'name: string\nprefs: map\n',
+  'customers/POST.js': "import {Customer} from '📦';\nconst c = new Customer().name('C');\nc.prefs['theme'] = 'dark';\nc.prefs['gone'] = 1;\nc.prefs.size = 3;\n({id: c.id, same: c.prefs === c.prefs, theme: c.prefs.theme});\n",
+  'customers/{c}/🔗.yaml': 'field: 📦.Customer.id\n',
+  'customers/{c}/GET.js': "import {c} from '🔗';\nconst r = c.get();\n({prefs: r.prefs, keys: Object.keys(r.prefs), has: 'theme' in r.prefs});\n",
+  'customers/{c}/📮edit.js': "import {c} from '🔗';\nconst r = c.get();\ndelete r.prefs['gone'];\nr.prefs['dark'] = true;\nr.prefs.size += 1;\n({prefs: r.prefs});\n",
+  'customers/{c}/📮bad.js': "import {c} from '🔗';\nc.get().prefs['x'] = {deep: 1};\n({});\n",
   'orders/{order}/🔗.yaml': 'field: 📦.Order.id\n',
   'orders/{order}/GET.js': "import {order} from '🔗';\nconst o = order.get();\n({ship: o.ship, contact: o.contact, lines: o.lines});\n",
 };
@@ -41,6 +47,21 @@ for (const engine of ENGINES) {
         contact: { first: 'Ada', last: null },
         lines: [{ sku: 'A', qty: 2 }, { sku: 'B', qty: 3 }],
       });
+    });
+
+    it('map fields are written key by key and stored with the record', async () => {
+      const made = await s.request('POST', '/customers', FORM, '');
+      assert.equal(made.status, 200, made.body.toString());
+      const { id, same, theme } = json(made);
+      assert.deepEqual({ same, theme }, { same: true, theme: 'dark' });
+      assert.deepEqual(json(await s.request('GET', `/customers/${id}`, J)), { prefs: { theme: 'dark', gone: 1, size: 3 }, keys: ['theme', 'gone', 'size'], has: true });
+      const edited = await s.request('POST', `/customers/${id}/edit`, J);
+      assert.equal(edited.status, 200, edited.body.toString());
+      assert.deepEqual(json(await s.request('GET', `/customers/${id}`, J)).prefs, { theme: 'dark', size: 4, dark: true });
+      const bad = await s.request('POST', `/customers/${id}/bad`, J);
+      assert.equal(bad.status, 422, bad.body.toString());
+      assert.match(bad.body.toString(), /texts, numbers and true\/false/);
+      assert.deepEqual(json(await s.request('GET', `/customers/${id}`, J)).prefs, { theme: 'dark', size: 4, dark: true });
     });
   });
 }

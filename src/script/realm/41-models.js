@@ -326,7 +326,7 @@ const readValue = (app, f, v, owner) => {
     return new ValueList(owner, f, v);
   }
   if (f.type === 'link') return makeLink(app, f.model, v === undefined ? null : v);
-  if (v === null || v === undefined) return f.type === 'map' ? freeze({}) : null;
+  if (v === null || v === undefined) return f.type === 'map' ? (owner === null || app.static ? freeze({}) : mapOf(owner, f)) : null;
   switch (f.type) {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return new Hierarchy(app, v);
@@ -336,7 +336,7 @@ const readValue = (app, f, v, owner) => {
     case 'markdown': return richValue(app, f, v);
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
-    case 'map': return freeze(OObject.assign({}, v));
+    case 'map': return owner === null || app.static ? freeze(OObject.assign({}, v)) : mapOf(owner, f);
     case 'embedded': {
       const e = newEmbedded(app, f.embedded);
       const s = EMB.get(e); s.v = v; s.owner = owner; s.f = f;
@@ -345,6 +345,46 @@ const readValue = (app, f, v, owner) => {
     default: return v;
   }
 };
+
+// A map field of a record (docs/models.md "Maps"): the record's own map, written key by key
+// (prefs['theme'] = 'dark', delete prefs['gone']); each change is checked and stored with the
+// record as a new value of the field. One per record and field, reading the record's current value.
+const mapOf = (s, f) => {
+  if (s.maps === null) s.maps = new OMap();
+  let m = s.maps.get(f.name);
+  if (m === undefined) {
+    const at = ROW.fields + f.i;
+    const cur = () => { const v = s.v[at]; return v === null || v === undefined ? {} : v; };
+    const change = (k, v, del) => {
+      if (typeof k !== 'string') throw new OTypeError(s.d.name + '.' + f.name + ' keys are strings');
+      if (k === '__proto__') throw invalid(s.d.name, f.name, f.label + ' cannot have the key __proto__');
+      if (!del && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+        throw invalid(s.d.name, f.name, f.label + ' holds texts, numbers and true/false: ' + k + ' cannot be ' + (v === null ? 'null' : typeof v) + ' (delete it instead)');
+      }
+      const next = {};
+      const c = cur(), ks = keys(c);
+      for (let i = 0; i < ks.length; i++) if (ks[i] !== k) next[ks[i]] = c[ks[i]];
+      if (!del) next[k] = v;
+      setField(s, f, next);
+      return true;
+    };
+    m = new OProxy({}, {
+      get: (_t, k) => (typeof k === 'string' && hasOwn(cur(), k) ? cur()[k] : k === 'toJSON' ? undefined : OP[k]),
+      set: (_t, k, v) => change(k, v, false),
+      deleteProperty: (_t, k) => (typeof k === 'string' && !hasOwn(cur(), k) ? true : change(k, undefined, true)),
+      has: (_t, k) => (typeof k === 'string' && hasOwn(cur(), k)) || k in OP,
+      ownKeys: () => keys(cur()),
+      getOwnPropertyDescriptor: (_t, k) => (typeof k === 'string' && hasOwn(cur(), k) ? { value: cur()[k], writable: true, enumerable: true, configurable: true } : undefined),
+      defineProperty: () => { throw new OTypeError('set ' + f.name + ' entries with ' + f.name + '[key] = value'); },
+      preventExtensions: () => { throw new OTypeError(s.d.name + '.' + f.name + ' cannot be frozen: it is the record\'s own map'); },
+      setPrototypeOf: () => false,
+    });
+    s.maps.set(f.name, m);
+    MAPS.add(m);
+  }
+  return m;
+};
+const MAPS = slotSet();
 
 // Instances. State: d (model), v (row: id, created, modified, container, fields…), st (0 new, 1 stored, 2 removed), dirty,
 // from (values taken from a stored record: mayReadState).
@@ -357,6 +397,8 @@ class IState {
     this.pending = false;
     /** @type {{ v: any[], hide: Set<string> } | null} */
     this.from = null;
+    /** @type {Map<string, object> | null} the map fields handed out (mapOf) */
+    this.maps = null;
   }
 }
 const touch = (s, f) => {
