@@ -26,6 +26,17 @@ const APP: Record<string, string> = {
   'customers/{c}/GET.js': "import {c} from '🔗';\nconst r = c.get();\n({prefs: r.prefs, keys: Object.keys(r.prefs), has: 'theme' in r.prefs});\n",
   'customers/{c}/📮edit.js': "import {c} from '🔗';\nconst r = c.get();\ndelete r.prefs['gone'];\nr.prefs['dark'] = true;\nr.prefs.size += 1;\n({prefs: r.prefs});\n",
   'customers/{c}/📮bad.js': "import {c} from '🔗';\nc.get().prefs['x'] = {deep: 1};\n({});\n",
+  '📦/🌐Product.yaml': 'name: string\ntags?[]: string\nsizes?[]:\n  type: options\n  values: [s, m, l]\n',
+  'products/POST.js':
+    "import {Product} from '📦';\nnew Product().name('A').tags(['red', 'big']).sizes(['s', 'm']);\nnew Product().name('B').tags(['red', 'small']).sizes(['l']);\n({});\n",
+  'products/streams/GET.js':
+    "import {Product, Order} from '📦';\nconst p = Product.name('A').get();\nconst o = Order.all().get();\n" +
+    "({tags: Product.all().flatMap((x) => x.tags).distinct(), n: Product.all().flatMap((x) => x.tags).count(),\n" +
+    "  big: p.tags.filter((t) => t.length > 2).exists(), first: p.tags.map((t) => t.toUpperCase()).filter((t) => t != 'RED').get(),\n" +
+    "  none: p.tags.filter((t) => t == 'x').optional(), count: p.tags.filter((t) => t != 'x').limit(1).count(), arr: p.tags.map((t) => t).join('+'),\n" +
+    "  sizes: p.sizes.filter((z) => z != 's').map((z) => z + '!'), qty: o.lines.filter((l) => l.qty > 2).map((l) => l.sku).get(),\n" +
+    "  skus: Order.all().flatMap((x) => x.lines).map((l) => l.sku)});\n",
+  'products/misuse/GET.js': "import {Product} from '📦';\nlet m = '';\ntry { Product.name('A').get().tags.filter((t) => t).sum(); } catch (e) { m = e.message; }\nm;\n",
   'orders/{order}/🔗.yaml': 'field: 📦.Order.id\n',
   'orders/{order}/GET.js': "import {order} from '🔗';\nconst o = order.get();\n({ship: o.ship, contact: o.contact, lines: o.lines});\n",
 };
@@ -62,6 +73,19 @@ for (const engine of ENGINES) {
       assert.equal(bad.status, 422, bad.body.toString());
       assert.match(bad.body.toString(), /texts, numbers and true\/false/);
       assert.deepEqual(json(await s.request('GET', `/customers/${id}`, J)).prefs, { theme: 'dark', size: 4, dark: true });
+    });
+
+    it('string, options and embedded lists are streams; flatMap flattens list fields', async () => {
+      assert.equal((await s.request('POST', '/fluent', FORM, '')).status, 200);
+      assert.equal((await s.request('POST', '/products', FORM, '')).status, 200);
+      const r = await s.request('GET', '/products/streams', J);
+      assert.equal(r.status, 200, r.body.toString());
+      assert.deepEqual(json(r), {
+        tags: ['red', 'big', 'small'], n: 4, big: true, first: 'BIG', none: null, count: 1, arr: 'red+big',
+        sizes: ['m!'], qty: 'B', skus: ['A', 'B', 'A', 'B'],
+      });
+      const bad = await s.request('GET', '/products/misuse', J);
+      assert.match(json(bad), /^sum is not a method of a stream of Product\.tags: a stream has map, filter/);
     });
   });
 }

@@ -217,15 +217,62 @@ class ValueList {
     if (removed) { s.a.length = 0; for (let i = 0; i < keep.length; i++) push(s.a, keep[i]); touch(s.owner, s.f); }
     return removed > 0;
   }
-  forEach(fn) { const a = apply(A.slice, LISTS.get(this).a, []); for (let i = 0; i < a.length; i++) fn(a[i], i); }
-  map(fn) { const a = LISTS.get(this).a, out = []; for (let i = 0; i < a.length; i++) push(out, fn(a[i], i)); return out; }
-  filter(fn) { const a = LISTS.get(this).a, out = []; for (let i = 0; i < a.length; i++) if (fn(a[i], i)) push(out, a[i]); return out; }
-  limit(n) { return apply(A.slice, LISTS.get(this).a, [0, n]); }
+  forEach(fn) { callable(fn, 'forEach callback'); const a = apply(A.slice, LISTS.get(this).a, []); for (let i = 0; i < a.length; i++) fn(a[i], i); }
+  map(fn) { return streamOp(listStream(this), 'map', fn); }
+  filter(fn) { return streamOp(listStream(this), 'filter', fn); }
+  flatMap(fn) { return streamOp(listStream(this), 'flatMap', fn); }
+  limit(n) { return streamOp(listStream(this), 'limit', n); }
+  distinct() { return streamOp(listStream(this), 'distinct'); }
+  count() { return LISTS.get(this).a.length; }
   get() { const a = LISTS.get(this).a; if (!a.length) throw notFound('list entry'); return a[0]; }
   optional() { const a = LISTS.get(this).a; return a.length ? a[0] : null; }
   exists() { return LISTS.get(this).a.length > 0; }
   toJSON() { return apply(A.slice, LISTS.get(this).a, []); }
 }
+const listWhat = (l) => { const s = LISTS.get(l); return s.owner === null ? s.f.name : s.owner.d.name + '.' + s.f.name; };
+const listStream = (l) => makeStream(apply(A.slice, LISTS.get(l).a, []), listWhat(l));
+
+// Streams (docs/queries.md "Lists as streams"): what filter, map, flatMap, limit and distinct of a
+// list give — a frozen array that also has a query's result methods. A name that is neither an
+// array's nor a stream's is an error naming it and the stream, not "… is not a function".
+const STREAMS = slotMap(); // stream -> what it streams ('Product.tags')
+const STREAM_NAMES = ['map', 'filter', 'flatMap', 'limit', 'distinct', 'count', 'get', 'optional', 'exists', 'forEach'];
+const STREAM_OWN = new OSet(STREAM_NAMES);
+const rget = Reflect.get;
+const streamProto = OObject.create(AP);
+const sitems = (st) => { if (!STREAMS.has(st)) throw new OTypeError('not a stream'); return st; };
+defProp(streamProto, 'map', { value: function (fn) { return streamOp(sitems(this), 'map', fn); } });
+defProp(streamProto, 'filter', { value: function (fn) { return streamOp(sitems(this), 'filter', fn); } });
+defProp(streamProto, 'flatMap', { value: function (fn) { return streamOp(sitems(this), 'flatMap', fn); } });
+defProp(streamProto, 'limit', { value: function (n) { return streamOp(sitems(this), 'limit', n); } });
+defProp(streamProto, 'distinct', { value: function () { return streamOp(sitems(this), 'distinct'); } });
+defProp(streamProto, 'count', { value: function () { return sitems(this).length; } });
+defProp(streamProto, 'exists', { value: function () { return sitems(this).length > 0; } });
+defProp(streamProto, 'optional', { value: function () { const a = sitems(this); return a.length ? a[0] : null; } });
+defProp(streamProto, 'get', { value: function () { const a = sitems(this); if (!a.length) throw notFound('a value of ' + STREAMS.get(a)); return a[0]; } });
+defProp(streamProto, 'toJSON', { value: function () { return apply(A.slice, sitems(this), []); } });
+freeze(streamProto);
+const makeStream = (items, what) => {
+  OObject.setPrototypeOf(items, streamProto);
+  freeze(items);
+  const p = new OProxy(items, {
+    get: (t, k, r) => {
+      if (typeof k !== 'string' || STREAM_OWN.has(k) || k in AP || k === 'then' || k === 'toJSON' || k === 'length') return rget(t, k, r);
+      const c = apply(S_.charCodeAt, k, [0]);
+      if (c >= 48 && c <= 57) return rget(t, k, r);
+      throw new OTypeError(k + ' is not a method of a stream of ' + what + ': a stream has ' + apply(A.join, STREAM_NAMES, [', ']) + ' and the methods of an array');
+    },
+  });
+  STREAMS.set(p, what);
+  return p;
+};
+// One step over a stream's items: the same stages a query's results go through (runStages).
+const streamOp = (items, kind, arg) => {
+  if (kind === 'limit') { if (typeof arg !== 'number' || !(arg >= 0)) throw new OTypeError('limit(n) takes a number'); }
+  else if (kind !== 'distinct') callable(arg, kind);
+  const what = STREAMS.get(items);
+  return andThen(runStages(apply(A.slice, items, []), [[kind, arg]], 0), (out) => makeStream(out, what));
+};
 const listAdd = (list, v, rolling) => {
   const s = LISTS.get(list), f = s.f;
   const d = s.owner.d;
@@ -634,6 +681,8 @@ const runStages = (items, stages, k) => {
     // flatMap: a single value, an array or a query
     if (QUERIES.has(v)) return andThen(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
     if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
+    // A list field (p.tags, o.lines): its entries.
+    if (LISTS.has(v)) { const a = LISTS.get(v).a; for (let j = 0; j < a.length; j++) push(out, a[j]); return; }
     if (v !== null && v !== undefined) push(out, v);
   }));
   return andThen(r, () => runStages(out, stages, k + 1));
@@ -695,6 +744,8 @@ const insertInto = (items, fn) => {
   const add = (v) => {
     if (QUERIES.has(v)) return andThen(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
     if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
+    // A list field (p.tags, o.lines): its entries.
+    if (LISTS.has(v)) { const a = LISTS.get(v).a; for (let j = 0; j < a.length; j++) push(out, a[j]); return; }
     if (v !== null && v !== undefined) push(out, v);
   };
   const n = items.length;
