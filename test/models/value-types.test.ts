@@ -37,6 +37,8 @@ const APP: Record<string, string> = {
     "  sizes: p.sizes.filter((z) => z != 's').map((z) => z + '!'), qty: o.lines.filter((l) => l.qty > 2).map((l) => l.sku).get(),\n" +
     "  skus: Order.all().flatMap((x) => x.lines).map((l) => l.sku)});\n",
   'products/misuse/GET.js': "import {Product} from '📦';\nlet m = '';\ntry { Product.name('A').get().tags.filter((t) => t).sum(); } catch (e) { m = e.message; }\nm;\n",
+  '📦/🌐Step.yaml': 'title: string\nhierarchy:\n  type: hierarchy\n  init: true\n',
+  'steps/POST.js': "import {Step} from '📦';\nconst s = new Step().title('S').hierarchy('/3.1/');\nconst t = new Step().title('T').hierarchy('/0.1/');\n({next: s.hierarchy.next().value, prev: t.hierarchy.previous().value, up: t.hierarchy.next().value, down: s.hierarchy.previous().value});\n",
   'orders/{order}/🔗.yaml': 'field: 📦.Order.id\n',
   'orders/{order}/GET.js': "import {order} from '🔗';\nconst o = order.get();\n({ship: o.ship, contact: o.contact, lines: o.lines});\n",
 };
@@ -86,6 +88,12 @@ for (const engine of ENGINES) {
       });
       const bad = await s.request('GET', '/products/misuse', J);
       assert.match(json(bad), /^sum is not a method of a stream of Product\.tags: a stream has map, filter/);
+    });
+
+    it('hierarchy values keep integer steps', async () => {
+      const r = await s.request('POST', '/steps', FORM, '');
+      assert.equal(r.status, 200, r.body.toString());
+      assert.deepEqual(json(r), { next: '/4/', prev: '/0/', up: '/1/', down: '/3/' });
     });
   });
 }
