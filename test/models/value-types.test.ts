@@ -39,6 +39,7 @@ const APP: Record<string, string> = {
   'products/misuse/GET.js': "import {Product} from '📦';\nlet m = '';\ntry { Product.name('A').get().tags.filter((t) => t).sum(); } catch (e) { m = e.message; }\nm;\n",
   '📦/🌐Step.yaml': 'title: string\nhierarchy:\n  type: hierarchy\n  init: true\n',
   'steps/POST.js': "import {Step} from '📦';\nconst s = new Step().title('S').hierarchy('/3.1/');\nconst t = new Step().title('T').hierarchy('/0.1/');\n({next: s.hierarchy.next().value, prev: t.hierarchy.previous().value, up: t.hierarchy.next().value, down: s.hierarchy.previous().value});\n",
+  'many/POST.js': "import {Product} from '📦';\nArray.from({length: 101}, (_, i) => new Product().name('p' + i));\n({});\n",
   'orders/{order}/🔗.yaml': 'field: 📦.Order.id\n',
   'orders/{order}/GET.js': "import {order} from '🔗';\nconst o = order.get();\n({ship: o.ship, contact: o.contact, lines: o.lines});\n",
 };
@@ -94,6 +95,13 @@ for (const engine of ENGINES) {
       const r = await s.request('POST', '/steps', FORM, '');
       assert.equal(r.status, 200, r.body.toString());
       assert.deepEqual(json(r), { next: '/4/', prev: '/0/', up: '/1/', down: '/3/' });
+    });
+
+    it('the 101st write answers with a body naming the limit', async () => {
+      const r = await s.request('POST', '/many', FORM, '');
+      assert.ok(r.status >= 400, String(r.status));
+      assert.match(r.body.toString(), /at most 100 writes/);
+      assert.match(r.body.toString(), /LW_MODEL_WRITE_LIMIT/);
     });
   });
 }
