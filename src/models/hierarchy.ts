@@ -122,21 +122,28 @@ function join(segments: string[], computed: string, operation: string): string {
   return `/${segments.join('/')}/`;
 }
 
-/** Adds `delta` to the last segment: the shared body of next() and previous(). */
-function shiftLast(v: string, delta: bigint, operation: string): string {
+/**
+ * The whole number next to the last segment: the shared body of next() and previous(). Positions
+ * keep integer steps: `delta` 1 gives floor + 1 (`/3.1/` → `/4/`), -1 gives ceiling - 1
+ * (`/0.1/` → `/0/`, never below zero from a positive position).
+ */
+function shiftLast(v: string, delta: 1n | -1n, operation: string): string {
   const segments = segmentsOf(v);
   const last = toDecimal(segments[segments.length - 1]!);
-  const shifted = fromDecimal({ n: last.n + delta * 10n ** BigInt(last.scale), scale: last.scale });
+  const unit = 10n ** BigInt(last.scale);
+  const floor = floorDiv(last.n, unit);
+  const whole = delta > 0n || last.n % unit === 0n ? floor : floor + 1n;
+  const shifted = fromDecimal({ n: whole + delta, scale: 0 });
   segments[segments.length - 1] = shifted;
   return join(segments, shifted, operation);
 }
 
-/** The next sibling position: the last segment plus exactly 1 (`/3/` → `/4/`, `/1/2/` → `/1/3/`, `/3.5/` → `/4.5/`). */
+/** The next sibling position: the next whole number (`/3/` → `/4/`, `/1/2/` → `/1/3/`, `/3.5/` → `/4/`). */
 export function hierarchyNext(v: string): string {
   return shiftLast(v, 1n, 'next()');
 }
 
-/** The previous sibling position: the last segment minus exactly 1 (`/4/` → `/3/`, `/0/` → `/-1/`, `/3.5/` → `/2.5/`). */
+/** The previous sibling position: the whole number before (`/4/` → `/3/`, `/0/` → `/-1/`, `/3.5/` → `/3/`, `/0.1/` → `/0/`). */
 export function hierarchyPrevious(v: string): string {
   return shiftLast(v, -1n, 'previous()');
 }

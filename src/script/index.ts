@@ -23,7 +23,7 @@ export { ScriptRedirect, checkAppPath, checkExternalUrl, type FlashMessage, type
 // Modules and values crossing the boundary
 export { utilModule } from './util-module.js';
 export { platformModuleValues, LOCAL_PLATFORM_EXPORTS } from './platform-module.js';
-export { ScriptBudget, ScriptThrownError, ScriptValue, openValue as openScriptValue, withViewMembers, installModels, ViewRenderers, currentBudgetToken, budgetToken, takeConsole, takeEffects, visitorModuleValue, formErrorOf, type ConsoleLine, type RequestEffects } from './realm.js';
+export { ScriptBudget, ScriptThrownError, ScriptValue, openValue as openScriptValue, withViewMembers, linkViewRecord, installModels, ViewRenderers, currentBudgetToken, budgetToken, takeConsole, takeEffects, visitorModuleValue, formErrorOf, type ConsoleLine, type RequestEffects } from './realm.js';
 export { mapChannelErrors, type HostChannel, type Answer, type CheckedValue, type FormReading, type AggregateKind, type ModelsDescriptor, type ModelDescriptor, type FieldDescriptor, type TypeDescriptor } from './channel.js';
 export { ROW, WRITE, WRITE_KIND, RECORD_LAYOUT, isInsert, isUpdate, isRemove, type RecordLayout, type RecordRow, type QuerySpec, type FilterOp, type WriteOp, type InsertOp, type UpdateOp, type RemoveOp } from './records.js';
 

@@ -96,6 +96,10 @@ export interface RealmKit {
   viewKind(v: unknown): number;
   /** `q.asc()`, `q.count()`, `q.limit(n)`…: the query methods a view may call. */
   viewOp: RealmFunction;
+  /** `linkViewOp(link, name)`: a link's `id`, `get`, `optional`, `exists`, or the `record` a view reads its fields from. */
+  linkViewOp: RealmFunction;
+  /** The names a view reads through a link of this link's model (one frozen array per model). */
+  linkViewNames(link: unknown): readonly string[];
   isModelish(v: unknown): boolean;
   modelLink(ns: unknown, model: string, id: string, row?: unknown): unknown;
 }
@@ -657,6 +661,7 @@ function modelToHost(value: RealmValue, limits: ScriptLimits, state: HostState):
   const kind = kit.viewKind(value);
   if (kind === 1) return new QueryView(value, state.budget, state.file);
   if (kind === 2) return modelView(value as Record<string, RealmValue>, limits, state);
+  if (kind === 3) return linkView(value, state);
   const prev = kit.current();
   if (state.budget) kit.setCurrent(state.budget.realm);
   let v: unknown;
@@ -731,6 +736,93 @@ class QueryView {
   limit(n: unknown): unknown {
     return this.#op('limit', n);
   }
+}
+
+/** A record not read yet (LinkView). */
+const UNREAD = Symbol('unread');
+
+/**
+ * A link in a view (`{{task.project.name}}`, `{{board.name}}` of a path parameter): its `id`,
+ * `linked`, `get`, `optional`, `exists`, and the fields of the record it names, read when a view
+ * first asks for one (then kept for the other fields). It prints as its id.
+ *
+ * The field getters are on a prototype made once per model, and the realm calls go through one
+ * host function per request (`hostFunction` keeps it on the budget): a list of links allocates
+ * one LinkView per row and one copy of each record read, never a function per field or per row.
+ */
+class LinkView {
+  readonly id: unknown;
+  readonly linked: boolean;
+  readonly #budget: ScriptBudget | undefined;
+  readonly #file: string | undefined;
+  #record: unknown = UNREAD;
+
+  constructor(link: RealmValue, id: unknown, state: HostState) {
+    wrapped.set(this, link as object);
+    this.id = id;
+    this.linked = id !== null && id !== undefined;
+    this.#budget = state.budget;
+    this.#file = state.file;
+  }
+
+  #op(name: string): unknown {
+    const op = hostFunction(getRealm().kit.linkViewOp, this.#budget, this.#file) as (...args: unknown[]) => unknown;
+    return op(this, name);
+  }
+  /** The record's view copy (null when there is none); a Promise until the store answered. */
+  static record(v: LinkView): unknown {
+    if (v.#record === UNREAD) {
+      const r = v.#op('record');
+      v.#record = r;
+      if (r instanceof Promise) r.then((x) => (v.#record = x), () => undefined);
+    }
+    return v.#record;
+  }
+  static field(v: LinkView, name: string): unknown {
+    const r = LinkView.record(v);
+    if (r instanceof Promise) return r.then((x) => (x === null || typeof x !== 'object' ? null : (x as Record<string, unknown>)[name]));
+    return r === null || typeof r !== 'object' ? null : (r as Record<string, unknown>)[name];
+  }
+  get(): unknown {
+    return this.#op('get');
+  }
+  optional(): unknown {
+    return this.#op('optional');
+  }
+  exists(): unknown {
+    return this.#op('exists');
+  }
+  toString(): string {
+    return this.linked ? String(this.id) : '';
+  }
+  toJSON(): unknown {
+    return this.linked ? this.id : null;
+  }
+}
+
+/** Per model (its array of names): a LinkView class whose prototype getters read those names. */
+const linkViewClasses = new WeakMap<object, new (link: RealmValue, id: unknown, state: HostState) => LinkView>();
+
+function linkView(link: RealmValue, state: HostState): LinkView {
+  const { kit } = getRealm();
+  const names = kit.linkViewNames(link);
+  let View = linkViewClasses.get(names);
+  if (View === undefined) {
+    View = class extends LinkView {};
+    for (let i = 0; i < names.length; i++) {
+      const name = String(names[i]);
+      Object.defineProperty(View.prototype, name, { get(this: LinkView) { return LinkView.field(this, name); }, enumerable: true });
+    }
+    Object.freeze(View.prototype);
+    linkViewClasses.set(names, View);
+  }
+  const id = (kit.linkViewOp as unknown as (l: unknown, n: string) => unknown)(link, 'id');
+  return new View(link, id, state);
+}
+
+/** The record a view's link names, for a form view given the link (null when none); else undefined. */
+export function linkViewRecord(v: unknown): unknown {
+  return v instanceof LinkView ? LinkView.record(v) : undefined;
 }
 
 /**

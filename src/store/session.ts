@@ -359,7 +359,7 @@ export class DataSession {
     }
     this.writes += ops.length;
     if (this.writes > WRITE_LIMIT) {
-      throw new LanewayError('LW_MODEL_WRITE_LIMIT', `a request may make at most ${WRITE_LIMIT} writes (creates, updates and removals); this one made ${this.writes}`, { status: 500 });
+      throw new LanewayError('LW_MODEL_WRITE_LIMIT', `a request may make at most ${WRITE_LIMIT} writes (creates, updates and removals); this one made ${this.writes} (LW_MODEL_WRITE_LIMIT): split the work over several requests`, { status: 500, expose: true });
     }
     let chain: void | Promise<void> = undefined;
     for (const op of ops) chain = then(chain, () => this.#op(w, op));

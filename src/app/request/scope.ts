@@ -8,7 +8,7 @@
 import { LanewayError, type Code } from '../../diag/index.js';
 import type { ParamValue } from '../../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../../script/index.js';
-import { openScriptValue, withViewMembers, ScriptBudget, takeConsole, takeEffects, utilModule, platformModuleValues, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
+import { openScriptValue, withViewMembers, linkViewRecord, ScriptBudget, takeConsole, takeEffects, utilModule, platformModuleValues, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
 import { secureContext, Visitor } from '../../session/index.js';
 import { formView, freshFormView, type FormType, type FormViewValue } from '../../forms/index.js';
 import type { CompiledView, RenderOutput } from '../../template/index.js';
@@ -285,6 +285,9 @@ export class RequestScope {
   }
 
   #formView(key: string, init: unknown): FormViewValue | Promise<FormViewValue> {
+    // A link (`{{#EditTask.view task as form}}`, task from '🔗') shows the record it names.
+    const record = linkViewRecord(init);
+    if (record !== undefined) return record instanceof Promise ? record.then((r) => this.#formView(key, r)) : this.#formView(key, record);
     const { form, stateKey } = this.#system.data!.form(key)!;
     const visitor = this.visitor();
     if (!visitor) throw new LanewayError('LW_SESSION_UNAVAILABLE', 'forms need the app\'s store, which is not open', { status: 503 });

@@ -1,7 +1,7 @@
 // 1. Intrinsics ------------------------------------------------------------------------------
 const OObject = Object, OArray = Array, OString = String, ONumber = Number, OBoolean = Boolean, OJSON = JSON, ODate = Date;
 const OPromise = Promise, OMath = Math, OTypeError = TypeError, ORangeError = RangeError, OError = Error;
-const OSet = Set;
+const OSet = Set, OProxy = Proxy;
 // Side tables keyed by objects (records, queries, builders, budgets: most live for one request).
 // Not WeakMaps: an entry whose key dies young keeps its value through every minor collection in
 // V8, so each cost more than a microsecond of garbage collection. The value lives in a private

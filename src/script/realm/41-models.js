@@ -217,15 +217,62 @@ class ValueList {
     if (removed) { s.a.length = 0; for (let i = 0; i < keep.length; i++) push(s.a, keep[i]); touch(s.owner, s.f); }
     return removed > 0;
   }
-  forEach(fn) { const a = apply(A.slice, LISTS.get(this).a, []); for (let i = 0; i < a.length; i++) fn(a[i], i); }
-  map(fn) { const a = LISTS.get(this).a, out = []; for (let i = 0; i < a.length; i++) push(out, fn(a[i], i)); return out; }
-  filter(fn) { const a = LISTS.get(this).a, out = []; for (let i = 0; i < a.length; i++) if (fn(a[i], i)) push(out, a[i]); return out; }
-  limit(n) { return apply(A.slice, LISTS.get(this).a, [0, n]); }
+  forEach(fn) { callable(fn, 'forEach callback'); const a = apply(A.slice, LISTS.get(this).a, []); for (let i = 0; i < a.length; i++) fn(a[i], i); }
+  map(fn) { return streamOp(listStream(this), 'map', fn); }
+  filter(fn) { return streamOp(listStream(this), 'filter', fn); }
+  flatMap(fn) { return streamOp(listStream(this), 'flatMap', fn); }
+  limit(n) { return streamOp(listStream(this), 'limit', n); }
+  distinct() { return streamOp(listStream(this), 'distinct'); }
+  count() { return LISTS.get(this).a.length; }
   get() { const a = LISTS.get(this).a; if (!a.length) throw notFound('list entry'); return a[0]; }
   optional() { const a = LISTS.get(this).a; return a.length ? a[0] : null; }
   exists() { return LISTS.get(this).a.length > 0; }
   toJSON() { return apply(A.slice, LISTS.get(this).a, []); }
 }
+const listWhat = (l) => { const s = LISTS.get(l); return s.owner === null ? s.f.name : s.owner.d.name + '.' + s.f.name; };
+const listStream = (l) => makeStream(apply(A.slice, LISTS.get(l).a, []), listWhat(l));
+
+// Streams (docs/queries.md "Lists as streams"): what filter, map, flatMap, limit and distinct of a
+// list give — a frozen array that also has a query's result methods. A name that is neither an
+// array's nor a stream's is an error naming it and the stream, not "… is not a function".
+const STREAMS = slotMap(); // stream -> what it streams ('Product.tags')
+const STREAM_NAMES = ['map', 'filter', 'flatMap', 'limit', 'distinct', 'count', 'get', 'optional', 'exists', 'forEach'];
+const STREAM_OWN = new OSet(STREAM_NAMES);
+const rget = Reflect.get;
+const streamProto = OObject.create(AP);
+const sitems = (st) => { if (!STREAMS.has(st)) throw new OTypeError('not a stream'); return st; };
+defProp(streamProto, 'map', { value: function (fn) { return streamOp(sitems(this), 'map', fn); } });
+defProp(streamProto, 'filter', { value: function (fn) { return streamOp(sitems(this), 'filter', fn); } });
+defProp(streamProto, 'flatMap', { value: function (fn) { return streamOp(sitems(this), 'flatMap', fn); } });
+defProp(streamProto, 'limit', { value: function (n) { return streamOp(sitems(this), 'limit', n); } });
+defProp(streamProto, 'distinct', { value: function () { return streamOp(sitems(this), 'distinct'); } });
+defProp(streamProto, 'count', { value: function () { return sitems(this).length; } });
+defProp(streamProto, 'exists', { value: function () { return sitems(this).length > 0; } });
+defProp(streamProto, 'optional', { value: function () { const a = sitems(this); return a.length ? a[0] : null; } });
+defProp(streamProto, 'get', { value: function () { const a = sitems(this); if (!a.length) throw notFound('a value of ' + STREAMS.get(a)); return a[0]; } });
+defProp(streamProto, 'toJSON', { value: function () { return apply(A.slice, sitems(this), []); } });
+freeze(streamProto);
+const makeStream = (items, what) => {
+  OObject.setPrototypeOf(items, streamProto);
+  freeze(items);
+  const p = new OProxy(items, {
+    get: (t, k, r) => {
+      if (typeof k !== 'string' || STREAM_OWN.has(k) || k in AP || k === 'then' || k === 'toJSON' || k === 'length') return rget(t, k, r);
+      const c = apply(S_.charCodeAt, k, [0]);
+      if (c >= 48 && c <= 57) return rget(t, k, r);
+      throw new OTypeError(k + ' is not a method of a stream of ' + what + ': a stream has ' + apply(A.join, STREAM_NAMES, [', ']) + ' and the methods of an array');
+    },
+  });
+  STREAMS.set(p, what);
+  return p;
+};
+// One step over a stream's items: the same stages a query's results go through (runStages).
+const streamOp = (items, kind, arg) => {
+  if (kind === 'limit') { if (typeof arg !== 'number' || !(arg >= 0)) throw new OTypeError('limit(n) takes a number'); }
+  else if (kind !== 'distinct') callable(arg, kind);
+  const what = STREAMS.get(items);
+  return andThen(runStages(apply(A.slice, items, []), [[kind, arg]], 0), (out) => makeStream(out, what));
+};
 const listAdd = (list, v, rolling) => {
   const s = LISTS.get(list), f = s.f;
   const d = s.owner.d;
@@ -327,7 +374,7 @@ const readValue = (app, f, v, owner) => {
     return new ValueList(owner, f, v);
   }
   if (f.type === 'link') return makeLink(app, f.model, v === undefined ? null : v);
-  if (v === null || v === undefined) return f.type === 'map' ? freeze({}) : null;
+  if (v === null || v === undefined) return f.type === 'map' ? (owner === null || app.static ? freeze({}) : mapOf(owner, f)) : null;
   switch (f.type) {
     case 'timestamp': return new LDate(v);
     case 'hierarchy': return new Hierarchy(app, v);
@@ -337,7 +384,7 @@ const readValue = (app, f, v, owner) => {
     case 'markdown': return richValue(app, f, v);
     case 'image': return new ImageRef(v, app.imageKey);
     case 'geo': return freeze({ latitude: v.latitude, longitude: v.longitude, value: v.latitude + ',' + v.longitude });
-    case 'map': return freeze(OObject.assign({}, v));
+    case 'map': return owner === null || app.static ? freeze(OObject.assign({}, v)) : mapOf(owner, f);
     case 'embedded': {
       const e = newEmbedded(app, f.embedded);
       const s = EMB.get(e); s.v = v; s.owner = owner; s.f = f;
@@ -346,6 +393,46 @@ const readValue = (app, f, v, owner) => {
     default: return v;
   }
 };
+
+// A map field of a record (docs/models.md "Maps"): the record's own map, written key by key
+// (prefs['theme'] = 'dark', delete prefs['gone']); each change is checked and stored with the
+// record as a new value of the field. One per record and field, reading the record's current value.
+const mapOf = (s, f) => {
+  if (s.maps === null) s.maps = new OMap();
+  let m = s.maps.get(f.name);
+  if (m === undefined) {
+    const at = ROW.fields + f.i;
+    const cur = () => { const v = s.v[at]; return v === null || v === undefined ? {} : v; };
+    const change = (k, v, del) => {
+      if (typeof k !== 'string') throw new OTypeError(s.d.name + '.' + f.name + ' keys are strings');
+      if (k === '__proto__') throw invalid(s.d.name, f.name, f.label + ' cannot have the key __proto__');
+      if (!del && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+        throw invalid(s.d.name, f.name, f.label + ' holds texts, numbers and true/false: ' + k + ' cannot be ' + (v === null ? 'null' : typeof v) + ' (delete it instead)');
+      }
+      const next = {};
+      const c = cur(), ks = keys(c);
+      for (let i = 0; i < ks.length; i++) if (ks[i] !== k) next[ks[i]] = c[ks[i]];
+      if (!del) next[k] = v;
+      setField(s, f, next);
+      return true;
+    };
+    m = new OProxy({}, {
+      get: (_t, k) => (typeof k === 'string' && hasOwn(cur(), k) ? cur()[k] : k === 'toJSON' ? undefined : OP[k]),
+      set: (_t, k, v) => change(k, v, false),
+      deleteProperty: (_t, k) => (typeof k === 'string' && !hasOwn(cur(), k) ? true : change(k, undefined, true)),
+      has: (_t, k) => (typeof k === 'string' && hasOwn(cur(), k)) || k in OP,
+      ownKeys: () => keys(cur()),
+      getOwnPropertyDescriptor: (_t, k) => (typeof k === 'string' && hasOwn(cur(), k) ? { value: cur()[k], writable: true, enumerable: true, configurable: true } : undefined),
+      defineProperty: () => { throw new OTypeError('set ' + f.name + ' entries with ' + f.name + '[key] = value'); },
+      preventExtensions: () => { throw new OTypeError(s.d.name + '.' + f.name + ' cannot be frozen: it is the record\'s own map'); },
+      setPrototypeOf: () => false,
+    });
+    s.maps.set(f.name, m);
+    MAPS.add(m);
+  }
+  return m;
+};
+const MAPS = slotSet();
 
 // Instances. State: d (model), v (row: id, created, modified, container, fields…), st (0 new, 1 stored, 2 removed), dirty,
 // from (values taken from a stored record: mayReadState).
@@ -358,6 +445,8 @@ class IState {
     this.pending = false;
     /** @type {{ v: any[], hide: Set<string> } | null} */
     this.from = null;
+    /** @type {Map<string, object> | null} the map fields handed out (mapOf) */
+    this.maps = null;
   }
 }
 const touch = (s, f) => {
@@ -593,6 +682,8 @@ const runStages = (items, stages, k) => {
     // flatMap: a single value, an array or a query
     if (QUERIES.has(v)) return andThen(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
     if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
+    // A list field (p.tags, o.lines): its entries.
+    if (LISTS.has(v)) { const a = LISTS.get(v).a; for (let j = 0; j < a.length; j++) push(out, a[j]); return; }
     if (v !== null && v !== undefined) push(out, v);
   }));
   return andThen(r, () => runStages(out, stages, k + 1));
@@ -654,6 +745,8 @@ const insertInto = (items, fn) => {
   const add = (v) => {
     if (QUERIES.has(v)) return andThen(execute(v, false), (vs) => { for (let j = 0; j < vs.length; j++) push(out, vs[j]); });
     if (isArray(v)) { for (let j = 0; j < v.length; j++) push(out, v[j]); return; }
+    // A list field (p.tags, o.lines): its entries.
+    if (LISTS.has(v)) { const a = LISTS.get(v).a; for (let j = 0; j < a.length; j++) push(out, a[j]); return; }
     if (v !== null && v !== undefined) push(out, v);
   };
   const n = items.length;
@@ -1171,6 +1264,11 @@ const fluent = (o, k, ...args) => {
     const f = s.d.byName.get(k);
     if (f !== undefined && args.length === 1) { setField(s, f, args[0]); return o; }
   }
+  // An embedded value: new Address().street(s).city(c) (its setter checks the value).
+  if (EMB.has(o) && args.length === 1) {
+    const fs = EMB.get(o).t.fields;
+    for (let i = 0; i < fs.length; i++) if (fs[i].name === k) { o[k] = args[0]; return o; }
+  }
   const fn = o[k];
   if (typeof fn !== 'function') throw new OTypeError(k + ' is not a function');
   return apply(fn, o, args);
@@ -1276,7 +1374,38 @@ const viewValue = (v) => {
 };
 // Views use queries lazily (Release.all.desc, {{#Note.list list as n}}): the methods they may call.
 const VIEW_QUERY_OPS = new OSet(['asc', 'desc', 'count', 'exists', 'get', 'optional', 'limit', 'distinct']);
-const viewKind = (v) => (QUERIES.has(v) ? 1 : MODEL_CLASSES.has(v) ? 2 : 0);
+// 3: a link of a stored model, which a view reads field by field (script/realm.ts LinkView).
+const viewKind = (v) => (QUERIES.has(v) ? 1 : MODEL_CLASSES.has(v) ? 2 : LINKS.has(v) && !linkState(v).d.app.static ? 3 : 0);
+// The names a view may read through a link of model d, made once per model (the same array each time).
+const LINK_VIEW_OWN = new OSet(['id', 'linked', 'get', 'optional', 'exists', 'toString', 'toJSON']);
+const linkViewNames = (l) => {
+  const d = linkState(l).d;
+  if (d.viewNames === undefined) {
+    const names = ['created', 'modified', 'copyable'];
+    for (let i = 0; i < d.fields.length; i++) if (!d.fields[i].isProtected) push(names, d.fields[i].name);
+    if (d.container !== null) push(names, d.containerMember);
+    const out = [];
+    for (let i = 0; i < names.length; i++) if (!LINK_VIEW_OWN.has(names[i])) push(out, names[i]);
+    d.viewNames = freeze(out);
+  }
+  return d.viewNames;
+};
+// A link in a view: its id, get/optional/exists, and the record its fields are read from (the
+// state this request holds for it, the row read at the path match, else one read by id).
+const linkViewOp = (l, name) => {
+  if (!LINKS.has(l)) throw new OTypeError('not a link');
+  const s = linkState(l);
+  if (name === 'id') return s.id;
+  if (s.id === null) return name === 'exists' ? false : null;
+  if (name === 'get') return loadById(s.d, s.id, true);
+  if (name === 'optional') return loadById(s.d, s.id, false);
+  if (name === 'exists') return andThen(loadById(s.d, s.id, false), (r) => r !== null);
+  if (name !== 'record') throw new OTypeError('a view cannot call ' + name + ' on a link');
+  const u = unitOfWork();
+  for (let i = 0; i < u.pend.length; i++) if (u.pend[i].d === s.d && u.pend[i].v[ROW.id] === s.id) return u.pend[i].st === 2 ? null : instanceOfState(u.pend[i]);
+  if (s.row !== null) { if (s.inst === null) s.inst = makeInstance(s.d, s.row, 1); return s.inst; }
+  return loadById(s.d, s.id, false);
+};
 const viewOp = (q, name, arg) => {
   if (QUERIES.has(q) && name === 'all') return execute(q, false);
   if (!QUERIES.has(q) || !VIEW_QUERY_OPS.has(name)) throw new OTypeError('a view cannot call ' + name + ' on a query: make the query in a supplier');

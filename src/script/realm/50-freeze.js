@@ -166,5 +166,7 @@ const kit = freeze({
   viewValue: viewValue,
   viewKind: viewKind,
   viewOp: viewOp,
+  linkViewOp: linkViewOp,
+  linkViewNames: linkViewNames,
   isModelish: isModelish,
 });
