@@ -134,9 +134,11 @@ export interface LimitRule {
   /** The most per window, in what a hit counts (bytes for `upload-mb`). */
   max: number;
   windowMs: number;
+  /** The rate is Laneway's default, not one `limits:` sets (defaults spare the machine itself: checkLimit). */
+  byDefault?: true;
 }
 
-const rule = (kind: LimitKind, key: string, rate: Rate): LimitRule => ({ kind, key, max: kind === 'upload-mb' ? rate.max * 1_048_576 : rate.max, windowMs: rate.windowMs });
+const rule = (kind: LimitKind, key: string, rate: Rate, byDefault = false): LimitRule => ({ kind, key, max: kind === 'upload-mb' ? rate.max * 1_048_576 : rate.max, windowMs: rate.windowMs, ...(byDefault && { byDefault: true as const }) });
 
 /**
  * The rule of `kind` for an endpoint at route `pattern` (`/api/items/{item}`): the longest `paths:`
@@ -151,6 +153,7 @@ export function ruleFor(limits: VisitorLimits, kind: LimitKind, pattern?: string
       return rate ? rule(kind, `${kind} ${p.prefix}`, rate) : undefined;
     }
   }
-  const rate = Object.hasOwn(limits.rates, kind) ? limits.rates[kind] : LIMIT_DEFAULTS[kind];
-  return rate ? rule(kind, kind, rate) : undefined;
+  const set = Object.hasOwn(limits.rates, kind);
+  const rate = set ? limits.rates[kind] : LIMIT_DEFAULTS[kind];
+  return rate ? rule(kind, kind, rate, !set) : undefined;
 }

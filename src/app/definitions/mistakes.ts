@@ -115,11 +115,16 @@ function checkClientScript(file: ClassifiedFile, source: string, diagnostics: Di
     const names = scriptNamesFor(file.name).map((n) => `${n} (${answers(file.dir + '/' + n)})`);
     const verb = file.name.slice(0, -3).toUpperCase();
     const why = verb === 'PATCH' ? 'Laneway routes GET, POST, PUT and DELETE scripts, not PATCH' : 'verb names are upper case';
-    // Not served either: a script misnamed by one letter's case must not publish its source.
-    file.hidden = true;
+    // An all-lower-case name (`get.js`) is a usual name of a client-side file, served as it is
+    // (server code is refused above by its imports); another case (`GET.JS`, `Get.js`) reads as a
+    // script misnamed by a letter's case and is not published until renamed.
+    const lower = file.name === file.name.toLowerCase();
+    if (!lower) file.hidden = true;
     diagnostics.warn(
       'LW_ROUTE_VERB_NAME_CASE',
-      `${file.name} is neither run as a script (${why}) nor served: if it is server code, rename it to ${orList(names)}; if it is a client-side file, give it another name`,
+      lower
+        ? `${file.name} is served as a client-side file, not run as a script (${why}): if it is server code, rename it to ${orList(names)}`
+        : `${file.name} is neither run as a script (${why}) nor served: if it is server code, rename it to ${orList(names)}; if it is a client-side file, give it another name`,
       file.path,
     );
     return true;

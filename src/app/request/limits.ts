@@ -27,6 +27,10 @@ export function visitorOf(req: RequestInfo): string {
  * counters): undefined within the limit, else the 429. `tx`: the request's transaction.
  */
 export function checkLimit(limiter: Limiter, rule: LimitRule, req: RequestInfo, n = 1, tx?: Writer, visitor = visitorOf(req)): Reply | undefined | Promise<Reply | undefined> {
+  // The default rates spare a visitor on the machine itself: a local reverse proxy not named with
+  // --trust-proxy (all its visitors would be one), a health check, a load test. Rates `limits:`
+  // sets count everyone (docs/security.md "Limits per visitor").
+  if (rule.byDefault && visitor !== 'app' && req.user == null && isLoopback(clientOf(req).address)) return undefined;
   let refusal: Refusal | undefined | Promise<Refusal | undefined>;
   try {
     refusal = limiter.hit(rule, visitor, n, tx);
@@ -43,4 +47,9 @@ function refused(r: Refusal, req: RequestInfo): Reply {
     reply.log = { level: 'info', message: `limit ${r.kind}: ${r.visitor} is over the limit; refused until the window ends in ${r.retryAfter} s`, fields: { id: req.id, code: 'LW_LIMIT_EXCEEDED', kind: r.kind, visitor: r.visitor, path: req.path } };
   }
   return reply;
+}
+
+/** Whether an address is of the machine itself (127.0.0.0/8, ::1, or an IPv4 loopback mapped into IPv6). */
+function isLoopback(address: string): boolean {
+  return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
 }
