@@ -136,7 +136,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start, client: logged(req, client) });
     try {
       // 2. Dispatch, then send.
-      const d = dispatch(app, { id, method, url, headers: req.headers, client, forwarded: !trust.empty, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), ...(seen && { seen }) });
+      const d = dispatch(app, { id, method, url, headers: req.headers, client, forwarded: !trust.empty, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), seen });
       const reply = d.reply;
       if (!(reply instanceof Promise)) {
         const sent = sendReply(req, res, d, reply, seen);

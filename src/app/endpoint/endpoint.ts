@@ -32,7 +32,7 @@ export interface RequestInfo {
    * Who sent the request: address, scheme and host, after the trusted proxies (src/http/proxy.ts),
    * worked out on first call. Absent (requests made without a connection): read `clientOf`.
    */
-  client?: () => ClientInfo;
+  client?: (() => ClientInfo) | undefined;
   /** The record id of each model-backed parameter (model-params.ts), once resolved. */
   paramIds?: Map<ParamValue, string>;
   /**
