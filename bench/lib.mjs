@@ -209,21 +209,27 @@ export async function compare(name, a, b, expectStatus) {
     runs.a.push(await load(a.port, a.path, WORKLOAD.seconds, expectStatus, a.headers, a.connections));
     runs.b.push(await load(b.port, b.path, WORKLOAD.seconds, expectStatus, b.headers, b.connections));
   }
-  const side = (label, rs) => ({
+  return paired(name, side(a.label, runs.a), side(b.label, runs.b));
+}
+
+/** The figures of one side of a comparison: medians of its runs. */
+function side(label, rs) {
+  return {
     label,
     rps: median(rs.map((r) => r.rps)),
     runs: rs.map((r) => Math.round(r.rps)),
     p99: median(rs.map((r) => r.p99)),
     cpu: rs.every((r) => r.cpu !== null) ? median(rs.map((r) => r.cpu)) : null,
-  });
-  const baseline = side(a.label, runs.a);
-  const candidate = side(b.label, runs.b);
+  };
+}
+
+/** A comparison's result: the ratio of req/s, and baseline CPU per request ÷ the candidate's (above 1 when the candidate costs less). */
+function paired(name, baseline, candidate) {
   return {
     name,
     baseline,
     candidate,
     ratio: candidate.rps / baseline.rps,
-    /** Baseline CPU per request ÷ the candidate's: above 1 when the candidate costs less. */
     cpuRatio: baseline.cpu !== null && candidate.cpu !== null ? baseline.cpu / candidate.cpu : null,
   };
 }
@@ -240,24 +246,8 @@ export async function compareMany(name, candidate, baselines, expectStatus) {
   for (let i = 0; i < WORKLOAD.rounds; i++) {
     for (const [j, t] of all.entries()) runs[j].push(await load(t.port, t.path, WORKLOAD.seconds, expectStatus, t.headers, t.connections));
   }
-  const side = (label, rs) => ({
-    label,
-    rps: median(rs.map((r) => r.rps)),
-    runs: rs.map((r) => Math.round(r.rps)),
-    p99: median(rs.map((r) => r.p99)),
-    cpu: rs.every((r) => r.cpu !== null) ? median(rs.map((r) => r.cpu)) : null,
-  });
   const cand = side(candidate.label, runs[0]);
-  return baselines.map((b, j) => {
-    const base = side(b.label, runs[j + 1]);
-    return {
-      name: `${name}: ${candidate.label} vs ${b.label}`,
-      baseline: base,
-      candidate: cand,
-      ratio: cand.rps / base.rps,
-      cpuRatio: base.cpu !== null && cand.cpu !== null ? base.cpu / cand.cpu : null,
-    };
-  });
+  return baselines.map((b, j) => paired(`${name}: ${candidate.label} vs ${b.label}`, side(b.label, runs[j + 1]), cand));
 }
 
 /** Prints one scenario's figures; `target` is the ratio the candidate should reach. */

@@ -6,7 +6,7 @@
 import { IncomingMessage, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import type { App } from '../app/index.js';
+import { answers, type App } from '../app/index.js';
 import { LanewayError } from '../diag/index.js';
 import { dispatch } from './dispatch.js';
 import { writeError } from './error-page.js';
@@ -48,16 +48,18 @@ export async function inject(app: App, request: InjectRequest): Promise<InjectRe
       url: request.url,
       headers,
       readBody: async (limit) => {
-        if (body.length > limit) throw new LanewayError('LW_HTTP_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, { status: 413 });
+        if (body.length > limit) throw answers.bodyTooLarge(limit);
         return body;
       },
       onClose: (listener) => res.once('close', listener),
     });
     status = await send(req, res as unknown as ServerResponse, await d.reply, id, { events: d.app.settings.events, dev: d.app.options.dev === true });
   } catch (err) {
+    // As the request function answers what was thrown (handler.ts `fail`), without development's overlay.
     const code = err instanceof LanewayError ? err.code : 'LW_HTTP_INTERNAL';
     status = err instanceof LanewayError ? err.status : 500;
-    writeError(req, res as unknown as ServerResponse, { status, message: err instanceof LanewayError && err.expose ? err.message : `Internal server error (${code}).` }, { 'X-Request-Id': id });
+    const error = err instanceof LanewayError && err.expose ? { status, message: err.message } : { ...answers.internalError(id, code), status };
+    writeError(req, res as unknown as ServerResponse, error, { 'X-Request-Id': id }, id);
   }
   await res.finished;
   const bytes = Buffer.concat(res.chunks);
