@@ -662,7 +662,21 @@ export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState
     const err = special ? kit.errorInfo(obj) : undefined;
     if (err) return { name: err.name, message: err.message };
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(obj)) {
+    const keys = Object.keys(obj);
+    if (!special) {
+      // A script's own objects and arrays have data properties only (the subset has no getters and
+      // no defineProperty, realm/40-globals.js): read each value directly, with no descriptor object
+      // per property (a page's rows are copied here, field by field).
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (k === '__proto__') continue;
+        const v = (obj as Record<string, unknown>)[k];
+        if (typeof v === 'function' && HOOK_MEMBERS.has(k)) continue;
+        out[k] = toHost(v as RealmValue, limits, state);
+      }
+      return out;
+    }
+    for (const k of keys) {
       if (k === '__proto__') continue;
       const d = Object.getOwnPropertyDescriptor(obj, k);
       if (!d || !('value' in d)) continue;

@@ -13,7 +13,8 @@ describe('the budget CPU clock', () => {
   it('does not count the CPU time of other threads', { skip: process.platform !== 'linux' }, async () => {
     const t0 = threadCpuMs();
     const p0 = process.cpuUsage();
-    const spin = new Worker('const end = Date.now() + 400; let x = 0; while (Date.now() < end) x++;', { eval: true });
+    // A fixed amount of work (not a time: on a loaded machine the worker may get little CPU).
+    const spin = new Worker('let x = 0; for (let i = 0; i < 4e8; i++) x = (x + i) | 0; require("node:worker_threads").parentPort.postMessage(x);', { eval: true });
     await new Promise((resolve, reject) => {
       spin.once('exit', resolve);
       spin.once('error', reject);
@@ -21,8 +22,8 @@ describe('the budget CPU clock', () => {
     const own = threadCpuMs() - t0;
     const p = process.cpuUsage(p0);
     const all = (p.user + p.system) / 1000;
-    assert.ok(all >= 300, `the process spent ${all} ms (the worker spun 400 ms)`);
-    assert.ok(own < 150, `the main thread was charged ${own} ms for a worker's 400 ms`);
+    assert.ok(all >= 100, `the process spent ${all} ms`);
+    assert.ok(own < all / 2, `the main thread was charged ${own} ms of the process's ${all} ms, spent by a worker`);
   });
 
   it('counts the calling thread’s own work, as part of the process’s', async () => {
