@@ -135,6 +135,21 @@ for (const engine of ENGINES) {
       assert.equal((await s.request('GET', '/articles/kept-a', J)).headers.location, '/articles/kept-b');
     });
 
+    it('concurrently, a rename and a create of the old value never both succeed: the create answers 409', async () => {
+      const n = 30;
+      await Promise.all(Array.from({ length: n }, (_, i) => s.request('POST', '/articles', FORM, `slug=race-${i}-a&title=R`)));
+      const results = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          Promise.all([s.request('POST', `/articles/race-${i}-a/rename`, FORM, `slug=race-${i}-b`), s.request('POST', '/articles', FORM, `slug=race-${i}-a&title=Other`)]),
+        ),
+      );
+      results.forEach(([renamed, created], i) => {
+        assert.equal(renamed.status, 200, `rename ${i}: ${renamed.body.toString()}`);
+        assert.equal(created.status, 409, `create ${i}: ${created.body.toString()}`);
+      });
+      for (let i = 0; i < n; i++) assert.equal((await s.request('GET', `/articles/race-${i}-a`, J)).headers.location, `/articles/race-${i}-b`);
+    });
+
     it('a contained record must belong to the container named on the path', async () => {
       const a = json(await s.request('POST', '/lists', J));
       const b = json(await s.request('POST', '/lists', J));
