@@ -5,7 +5,8 @@
  *   `hash8` is the start of the SHA-256 of the bytes served; that URL never changes meaning and
  *   is cached for a year, while the original path keeps answering with `no-cache`;
  * - pins: `📌name.ext` is served at `name.ext`, for a permanent URL (one day of caching), and a
- *   reference to the pinned path is rewritten to it;
+ *   reference to the pinned path is rewritten to it, after PIN_ORIGIN: each answer of a page that
+ *   has one writes the request's origin there (app/request/pins.ts), making the URL absolute;
  * - inlining: `<script src>` or a stylesheet `<link href>` naming a private file (`_x.js`,
  *   `_x.scss`, `_x.css`) is replaced by the file's text, or compiled CSS.
  *
@@ -17,6 +18,11 @@ import type { Code, DiagnosticList } from '../diag/index.js';
 import { ScssCompiler } from './scss.js';
 
 export const PIN = '📌';
+/**
+ * Where a page's pinned URL gets the origin of the request (docs/assets.md "Pinned files"). The
+ * text a view writes from data is escaped, so it never holds a `<`: only the page pass writes this.
+ */
+export const PIN_ORIGIN = '<!--📌-->';
 
 export interface CatalogFile {
   /** App path. */
@@ -153,7 +159,7 @@ export class AssetCatalog {
     const f = this.#files.get(ref.path);
     if (f === undefined || !f.public || !f.asset) return undefined;
     const pinned = this.#pins.get(f.path);
-    if (pinned !== undefined) return pinned + ref.suffix;
+    if (pinned !== undefined) return PIN_ORIGIN + pinned + ref.suffix;
     let target = this.#fingerprints.get(f.path);
     if (target === undefined) {
       target = null;

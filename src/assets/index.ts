@@ -10,6 +10,7 @@ export {
   fingerprintPath,
   IMMUTABLE,
   PIN,
+  PIN_ORIGIN,
   PINNED,
   resolveReference,
   unpinnedPath,

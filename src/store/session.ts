@@ -32,6 +32,15 @@ interface After {
   params: SqlValue[];
 }
 
+/** A uid value that is another record's old one (docs/models.md "Ids"): 409, as a unique conflict. */
+function uidReserved(t: TableLayout, f: FieldLayout, value: string): LanewayError {
+  return new LanewayError(
+    'LW_MODEL_UNIQUE',
+    `another ${t.model.name} had this ${f.field.label} ("${value}"): its old ${f.field.name} values stay its own, and its old URLs lead to it ("${f.field.name}" is a uid)`,
+    { status: 409 },
+  );
+}
+
 function badQuery(message: string): LanewayError {
   return new LanewayError('LW_MODEL_QUERY', message, { status: 500 });
 }
@@ -420,32 +429,89 @@ export class DataSession {
     return out;
   }
 
+  /**
+   * PostgreSQL: the transaction's locks on uid values (released at its end), so that a record
+   * taking a value and another giving it up (its old value, kept in lw__uid) never pass each
+   * other: the second one's next statement sees the first one's commit. SQLite has one writer.
+   * With `id` (an update), the record's current values are locked too.
+   */
+  #lockUids(t: TableLayout, uids: Array<[FieldLayout, string]>, id?: string): void | Promise<void> {
+    if (this.#engine.dialect !== 'postgres') return;
+    const params: SqlValue[] = [];
+    const calls = uids.map(([f, v]) => {
+      params.push(`${t.model.name}.${f.field.name}`, v);
+      return 'pg_advisory_xact_lock(hashtext(?), hashtext(?))';
+    });
+    if (id !== undefined) {
+      for (const [f] of uids) {
+        params.push(`${t.model.name}.${f.field.name}`, id);
+        calls.push(`pg_advisory_xact_lock(hashtext(?), hashtext((SELECT ${q(f.column)} FROM ${q(t.table)} WHERE "id" = ?)))`);
+      }
+    }
+    return then(this.#all(`SELECT ${calls.join(', ')}`, params), () => undefined);
+  }
+
+  /** The uid fields a write sets, with their new values. */
+  #uidsSet(t: TableLayout, cols: Array<[string, SqlValue]>): Array<[FieldLayout, string]> {
+    const out: Array<[FieldLayout, string]> = [];
+    for (const f of t.uids) {
+      const v = cols.find((c) => c[0] === f.column)?.[1];
+      if (typeof v === 'string') out.push([f, v]);
+    }
+    return out;
+  }
+
   #op(w: Writer, op: WriteOp): void | Promise<void> {
     const t = this.#table(op[WRITE.model]);
     const id = op[WRITE.id];
+    const values = isInsert(op) ? op[WRITE.insert.values] : isUpdate(op) ? op[WRITE.update.values] : undefined;
     if (isInsert(op)) {
-      const { created, modified, container, values } = WRITE.insert;
-      const cols = this.#columns(t, op[values]);
+      const { created, modified, container } = WRITE.insert;
+      const cols = this.#columns(t, values!);
       const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
       const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
       const insert = () => then(this.#run(w, sql, [id, op[created], op[modified], op[container], ...cols.map((c) => c[1])]), () => undefined);
-      return t.duplicateProfiles ? then(this.#profileTaken(t, op[container], op[values]), insert) : insert();
+      const uids = this.#uidsSet(t, cols);
+      const checked = (): void | Promise<void> => {
+        if (!uids.length) return;
+        // A value another record had is still its (docs/models.md "Ids"): 409.
+        return then(this.#lockUids(t, uids), () =>
+          then(this.#all(`SELECT ${uids.map(() => '(SELECT "id" FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?)').join(', ')}`, uids.flatMap(([f, v]) => [t.model.name, f.field.name, v])), (r) => {
+            uids.forEach(([f, v], i) => {
+              if (r[0]?.[i] != null) throw uidReserved(t, f, v);
+            });
+          }),
+        );
+      };
+      return then(checked(), () => (t.duplicateProfiles ? then(this.#profileTaken(t, op[container], values!), insert) : insert()));
     }
     if (isUpdate(op)) {
-      const values = op[WRITE.update.values];
-      const cols = this.#columns(t, values);
-      const uids = t.fields.filter((f) => f.field.type === 'uid' && f.field.name in values);
+      const cols = this.#columns(t, values!);
+      const uids = this.#uidsSet(t, cols);
       const record = (): void | Promise<void> => {
         if (!uids.length) return;
-        // Old uid values answer 301 to the current one (docs/routing.md "Dynamic segments").
-        const rows = this.#all(`SELECT ${uids.map((f) => q(f.column)).join(', ')} FROM ${q(t.table)} WHERE "id" = ?`, [id]);
-        return then(rows, (r) => {
+        // Old uid values answer 301 to the current one (docs/routing.md "Dynamic segments") and
+        // stay the record's: another record cannot take one (409); the record itself can (its
+        // entry goes). One statement reads the current values and who holds the new ones.
+        const locked = this.#lockUids(t, uids, id);
+        const params: SqlValue[] = [];
+        const held = uids.map(([f, v]) => {
+          params.push(t.model.name, f.field.name, v);
+          return '(SELECT "id" FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?)';
+        });
+        const read = () => this.#all(`SELECT ${uids.map(([f]) => q(f.column)).join(', ')}, ${held.join(', ')} FROM ${q(t.table)} WHERE "id" = ?`, [...params, id]);
+        return then(then(locked, read), (r) => {
           let chain: void | Promise<void> = undefined;
-          uids.forEach((f, i) => {
+          uids.forEach(([f, v], i) => {
             const old = r[0]?.[i];
-            if (typeof old !== 'string' || old === values[f.field.name]) return;
-            chain = then(chain, () => then(this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?', [t.model.name, f.field.name, old]), () =>
-              then(this.#run(w, 'INSERT INTO "lw__uid" ("model", "field", "value", "id") VALUES (?, ?, ?, ?)', [t.model.name, f.field.name, old, id]), () => undefined)));
+            if (old === v) return;
+            const holder = r[0]?.[uids.length + i];
+            if (holder != null && String(holder) !== id) throw uidReserved(t, f, v);
+            const name = f.field.name;
+            if (holder != null) chain = then(chain, () => this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?', [t.model.name, name, v]));
+            if (typeof old !== 'string') return;
+            chain = then(chain, () => then(this.#run(w, 'DELETE FROM "lw__uid" WHERE "model" = ? AND "field" = ? AND "value" = ?', [t.model.name, name, old]), () =>
+              then(this.#run(w, 'INSERT INTO "lw__uid" ("model", "field", "value", "id") VALUES (?, ?, ?, ?)', [t.model.name, name, old, id]), () => undefined)));
           });
           return chain;
         });

@@ -44,6 +44,8 @@ export interface TableLayout {
   contained: boolean;
   fields: FieldLayout[];
   byName: Map<string, FieldLayout>;
+  /** The uid fields (their old values are kept in lw__uid). */
+  uids: FieldLayout[];
   /** The SELECT list giving a row in layout order. */
   select: string;
   columns: Column[];
@@ -126,7 +128,7 @@ export function layoutModel(model: ModelDefinition): TableLayout {
   // A markdown field reads its source (the runtime renders it, cached per text); `h_` keeps the HTML
   // for the rich-text properties of static content (docs/content.md).
   const select = ['id', 'created', 'modified', 'container', ...fields.map((f) => f.column)].map(q).join(', ');
-  return { model, table, contained, fields, byName: new Map(fields.map((f) => [f.field.name, f])), select, columns, indexes, ...(orderColumn ? { orderColumn } : {}) };
+  return { model, table, contained, fields, byName: new Map(fields.map((f) => [f.field.name, f])), uids: fields.filter((f) => f.field.type === 'uid'), select, columns, indexes, ...(orderColumn ? { orderColumn } : {}) };
 }
 
 /** The SQL type of a column in a dialect. */

@@ -271,6 +271,43 @@ describe('serve --workers 2', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('--strict holds for the workers: what degrades stops the start (exit 1, no worker), and a reload to it keeps the workers', async () => {
+    const degraded = "<!--TEMPLATE mustache-->\n{{% import {Fre} from '📤' }}\n<p>old</p>\n";
+    const dir = writeApp({ '/📤/Site.js': 'let Free = 0;\nexport {Free};\n', '/old.html': degraded });
+    const r = spawnSync(process.execPath, [BIN, 'serve', dir, '--strict', '--workers', '2', '--port', '0'], { encoding: 'utf8', env: { ...process.env, PORT: '', NO_COLOR: '1' } });
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /old.html:2:13: cannot import "Fre" from '📤'.*\[LW_APP_NOT_AVAILABLE\]/);
+    assert.doesNotMatch(r.stderr, /old.html:2:13: warning:/);
+    assert.doesNotMatch(r.stdout + r.stderr, /worker \d+/);
+    // Without --strict the workers serve it, the page answering 501.
+    const plain = copyApp();
+    writeFileSync(join(plain, 'old.html'), degraded);
+    try {
+      const s = await serve(plain, ['--workers', '2']);
+      assert.equal((await s.get('/old')).status, 501);
+      assert.equal(await s.stop(), 0);
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
+    // Started strict on a clean app: a reload that would degrade a file is refused.
+    const app = copyApp();
+    try {
+      const s = await serve(app, ['--workers', '2', '--strict']);
+      const workers = s.listening();
+      const mark = s.lines.length;
+      writeFileSync(join(app, 'index.html'), degraded);
+      s.child.kill('SIGHUP');
+      await s.waitFor((l) => l.code === 'LW_SERVE_RELOAD_FAILED', 'reload failure', mark);
+      assert.ok(s.lines.slice(mark).some((l) => l.code === 'LW_APP_NOT_AVAILABLE' && l.file === 'index.html'), s.text());
+      assert.match((await s.get('/')).text, /version one/);
+      assert.deepEqual(s.listening(), workers);
+      assert.equal(await s.stop(), 0);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
   it('usage errors exit 2 before anything is loaded', () => {
     for (const args of [['--workers', '0'], ['--workers', 'two'], ['--workers', '2', '--watch'], ['--watchdog-ms', '5'], ['--metrics-host', '127.0.0.1'], ['--metrics-port', '70000']]) {
       const r = spawnSync(process.execPath, [BIN, 'serve', FIXTURE, ...args], { encoding: 'utf8', env: { ...process.env, PORT: '', NO_COLOR: '1' } });

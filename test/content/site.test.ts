@@ -32,7 +32,10 @@ describe('a content site over HTTP', () => {
     assert.match(r.text, /<li class="menu-label">Getting started<\/li>\s*<li class="menu-label">Going further<\/li>/);
     assert.match(r.text, /<a href="\/basics\/lighting">Lighting the lantern<\/a><\/li>\s*<li><a href="\/advanced\/carrying">Carrying it around<\/a>/);
     assert.match(r.text, /<time>2024-02-14<\/time> <p>A chapter on <strong>carrying<\/strong> the lantern.<\/p>\s*<\/li>\s*<li><time>2023-11-05<\/time>/);
-    assert.match(r.text, /<meta property="og:image" content="\/images\/lantern.svg">/, 'the pinned asset, pin removed');
+    assert.ok(r.text.includes(`<meta property="og:image" content="${s.url}/images/lantern.svg">`), 'the pinned asset, pin removed, absolute');
+    // The page is kept for every visitor (a content page): the origin is written per answer.
+    assert.ok((await s.get('/', { host: 'docs.example.test' })).text.includes('<meta property="og:image" content="http://docs.example.test/images/lantern.svg">'));
+    assert.ok((await s.get('/')).text.includes(`<meta property="og:image" content="${s.url}/images/lantern.svg">`));
     assert.match(r.text, /<script>document.documentElement.dataset.menu = 'ready';\n<\/script>/, 'the private script, inlined');
     assert.match(r.text, new RegExp(`<body data-url="${s.url.replace(/[.]/g, '\\.')}/">`), 'Request.url');
   });

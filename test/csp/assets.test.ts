@@ -88,6 +88,10 @@ describe('fingerprints and pins', () => {
       '/index.html': `${M}{{% partial /_part }}<link rel="stylesheet" href="/css/site.css"><link rel="stylesheet" href="/style.scss?x=1">\n<img src="img/a.png" srcset="/img/a.png 1x, /img/a.png 2x" alt="">\n<meta property="og:image" content="/img/📌logo.png">\n<a href="/css/site.css#top">css</a><a href="/about">page</a><img src="/img/missing.png" alt="">\n{{> part}}\n`,
       '/_part.html': `${M}<img src="img/a.png" alt=""><img src="/img/a.png" alt="">`,
       '/plain.html': '<link rel="stylesheet" href="css/site.css">\n',
+      '/📤/Card.html': `${M}<img alt="{{name}}" src="/img/📌logo.png">`,
+      '/sup.html': `${M}{{% import {Card} from '📤' }}<p>{{{Card name='x'}}}</p>\n`,
+      '/sup-api/GET.js': "import {Card} from '📤';\n({html: String(Card({name: 'y'}))});\n",
+      '/card.html': '<!doctype html><title>Card</title><meta property="og:image" content="/img/📌logo.png"><img alt="" src="/img/📌logo.png?v=2">\n',
     });
   });
   after(() => s.close());
@@ -124,7 +128,41 @@ describe('fingerprints and pins', () => {
     assert.deepEqual(r.body, PNG);
     assert.equal(r.headers['cache-control'], 'public, max-age=86400');
     assert.equal((await s.get('/img/%F0%9F%93%8Clogo.png')).status, 404);
-    assert.ok((await s.get('/')).text.includes('<meta property="og:image" content="/img/logo.png">'));
+    assert.ok((await s.get('/')).text.includes(`<meta property="og:image" content="${s.url}/img/logo.png">`));
+  });
+
+  test('a reference to a 📌 file is absolute: the origin of the request (its Host, checked), per answer, in views and plain pages', async () => {
+    for (const path of ['/', '/card']) {
+      const own = (await s.get(path)).text;
+      assert.ok(own.includes(`content="${s.url}/img/logo.png"`), own);
+      const other = (await s.get(path, { host: 'www.example.test:8080' })).text;
+      assert.ok(other.includes('content="http://www.example.test:8080/img/logo.png"'), other);
+      // One visitor's Host never reaches another's page (a plain page is kept per origin).
+      assert.ok((await s.get(path)).text.includes(`content="${s.url}/img/logo.png"`));
+      // A Host that is not a host name is not written into the page.
+      const bad = (await s.get(path, { host: 'x.test"><script>alert(1)</script>' })).text;
+      assert.ok(bad.includes('content="http://localhost/img/logo.png"'), bad);
+      assert.ok(!bad.includes('alert(1)'), bad);
+    }
+    assert.ok((await s.get('/card')).text.includes(`<img alt="" src="${s.url}/img/logo.png?v=2">`));
+  });
+
+  test('an HTML supplier\'s 📌 reference is absolute in the page that calls it, and in the HTML a script gets', async () => {
+    const page = await s.get('/sup', { host: 'shop.example.test' });
+    assert.ok(page.text.includes('<p><img alt="x" src="http://shop.example.test/img/logo.png"></p>'), page.text);
+    const api = await s.get('/sup-api', { host: 'api.example.test', accept: 'application/json' });
+    assert.equal(api.status, 200, api.text);
+    assert.deepEqual(JSON.parse(api.text), { html: '<img alt="y" src="http://api.example.test/img/logo.png">' });
+  });
+
+  test('behind a trusted proxy, the scheme and host the proxy received', async () => {
+    const behind = await serve({ '/img/📌logo.png': PNG, '/index.html': `${M}<meta property="og:image" content="/img/📌logo.png">\n` }, { trustProxy: 'loopback' });
+    try {
+      const r = await behind.get('/', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'www.example.org' });
+      assert.ok(r.text.includes('content="https://www.example.org/img/logo.png"'), r.text);
+    } finally {
+      await behind.close();
+    }
   });
 });
 

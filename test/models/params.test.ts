@@ -26,6 +26,7 @@ const APP = {
   'articles/{article}/GET.js': "import {article} from '🔗';\nlet a = article.get();\n({id: article.id, slug: a.slug, title: a.title});\n",
   'articles/{article}/index.html': '<!--TEMPLATE mustache-->\n{{% import {article} from \'🔗\' }}<h1>{{article.get.title}}</h1>',
   'articles/{article}/📮rename.js': "import {article} from '🔗';\nimport {slug} from 'form';\nlet a = article.get();\na.slug = slug;\n({slug: a.slug});\n",
+  'articles/{article}/📮move.js': "import {article} from '🔗';\nimport {slug} from 'form';\nlet a = article.get();\na.title = 'Moved';\na.slug = slug;\n({slug: a.slug});\n",
   'by-id/{art}/🔗.yaml': 'field: 📦.Article.id\n',
   'by-id/{art}/fields/GET.js': "import {art} from '🔗';\n({title: art.title, status: art.status, slug: art.slug});\n",
   'by-id/{art}/📮remove.js': "import {art} from '🔗';\nart.get().remove();\n({removed: art.title});\n",
@@ -101,6 +102,52 @@ for (const engine of ENGINES) {
       const write = await s.request('POST', '/articles/old-name/rename', FORM, 'slug=newer-name');
       assert.equal(write.status, 308);
       assert.equal(write.headers.location, '/articles/new-name/rename');
+    });
+
+    it('an old uid stays its record\'s: another record cannot take it (409, nothing written); the record itself can take it back', async () => {
+      const a = json(await s.request('POST', '/articles', FORM, 'slug=kept-a&title=A'));
+      assert.equal((await s.request('POST', '/articles/kept-a/rename', FORM, 'slug=kept-b')).status, 200);
+      // Creating another record with A's old slug: 409 naming the field and the value.
+      const taken = await s.request('POST', '/articles', FORM, 'slug=kept-a&title=B');
+      assert.equal(taken.status, 409, taken.body.toString());
+      assert.match(json(taken).error, /Slug \("kept-a"\)/);
+      let r = await s.request('GET', '/articles/kept-a', J);
+      assert.equal(r.status, 301);
+      assert.equal(r.headers.location, '/articles/kept-b');
+      // Renaming another record to it: 409 too, and the script's other writes roll back.
+      const c = json(await s.request('POST', '/articles', FORM, 'slug=kept-c&title=C'));
+      const moved = await s.request('POST', '/articles/kept-c/move', FORM, 'slug=kept-a');
+      assert.equal(moved.status, 409, moved.body.toString());
+      assert.deepEqual(json(await s.request('GET', '/articles/kept-c', J)), { id: c.id, slug: 'kept-c', title: 'C' });
+      assert.equal((await s.request('GET', '/articles/kept-a', J)).headers.location, '/articles/kept-b');
+      // A live value of another record conflicts as before.
+      assert.equal((await s.request('POST', '/articles/kept-c/rename', FORM, 'slug=kept-b')).status, 409);
+      // A takes its old slug back; kept-b is now its old one, and redirects.
+      const back = await s.request('POST', '/articles/kept-b/rename', FORM, 'slug=kept-a');
+      assert.equal(back.status, 200, back.body.toString());
+      assert.deepEqual(json(await s.request('GET', '/articles/kept-a', J)), { id: a.id, slug: 'kept-a', title: 'A' });
+      r = await s.request('GET', '/articles/kept-b', J);
+      assert.equal(r.status, 301);
+      assert.equal(r.headers.location, '/articles/kept-a');
+      assert.equal((await s.request('POST', '/articles', FORM, 'slug=kept-b&title=D')).status, 409);
+      // And once more: the entry A took back is gone, so renaming away and back again still works.
+      assert.equal((await s.request('POST', '/articles/kept-a/rename', FORM, 'slug=kept-b')).status, 200);
+      assert.equal((await s.request('GET', '/articles/kept-a', J)).headers.location, '/articles/kept-b');
+    });
+
+    it('concurrently, a rename and a create of the old value never both succeed: the create answers 409', async () => {
+      const n = 30;
+      await Promise.all(Array.from({ length: n }, (_, i) => s.request('POST', '/articles', FORM, `slug=race-${i}-a&title=R`)));
+      const results = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          Promise.all([s.request('POST', `/articles/race-${i}-a/rename`, FORM, `slug=race-${i}-b`), s.request('POST', '/articles', FORM, `slug=race-${i}-a&title=Other`)]),
+        ),
+      );
+      results.forEach(([renamed, created], i) => {
+        assert.equal(renamed.status, 200, `rename ${i}: ${renamed.body.toString()}`);
+        assert.equal(created.status, 409, `create ${i}: ${created.body.toString()}`);
+      });
+      for (let i = 0; i < n; i++) assert.equal((await s.request('GET', `/articles/race-${i}-a`, J)).headers.location, `/articles/race-${i}-b`);
     });
 
     it('a contained record must belong to the container named on the path', async () => {

@@ -25,6 +25,8 @@ import type { LoadOptions } from '../definitions/options.js';
 import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './scope.js';
 import { routeNameOf, type Consumer } from '../definitions/suppliers.js';
 import { cachedByPath, isContentPage } from './page-cache.js';
+import { absolutePins, pinnedPage, viewUsesPins } from './pins.js';
+import { PIN_ORIGIN } from '../../assets/index.js';
 import type { CompiledUnit, UnitStore } from '../definitions/units.js';
 
 export interface CompileContext {
@@ -78,10 +80,8 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       const reply: Reply = { type: 'asset', asset: makeAsset() };
       return { ...base, kind: 'static', handle: () => reply };
     }
-    case 'page': {
-      const reply = pageReply(file, ctx, makeAsset, 200);
-      return { ...base, kind: 'page', handle: () => reply };
-    }
+    case 'page':
+      return { ...base, kind: 'page', handle: pageHandler(file, ctx, makeAsset, 200) };
     case 'view': {
       let degraded: string[] | undefined;
       const unit = viewUnitOf(file, degradable(ctx, (f) => (degraded = f)).ctx);
@@ -91,7 +91,9 @@ export function compileRouteEndpoint(file: ClassifiedFile, spec: RouteSpec, ctx:
       const consumer = viewConsumer(file);
       const render = (req: RequestInfo): Reply | Promise<Reply> => renderView(view, policy, consumer, ctx, req, 200);
       // A page fixed at load for its path (static documents): rendered once per path (page-cache.ts).
-      return { ...base, kind: 'view', handle: isContentPage(view) ? cachedByPath(render, ctx.modules.params) : render };
+      const handle = isContentPage(view) ? cachedByPath(render, ctx.modules.params) : render;
+      // Its pinned URLs get the request's origin (pins.ts), after the cache.
+      return { ...base, kind: 'view', handle: viewUsesPins(view, consumer, ctx.modules) ? absolutePins(handle) : handle };
     }
     case 'script': {
       // A script that needs what Laneway does not have ('🔌', a connector's REST API…) answers 501
@@ -165,14 +167,25 @@ function policyOf(view: CompiledView, ctx: CompileContext): PagePolicy | undefin
   return ctx.options.csp ? policy : undefined;
 }
 
-/** A plain `.html` page: its text after the page pass (rewrites, inlining) and its policy. */
-function pageReply(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset, status: number): Reply {
+/**
+ * A plain `.html` page: its text after the page pass (rewrites, inlining) and its policy, made
+ * once; with a pinned URL, once per origin (pins.ts).
+ */
+function pageHandler(file: ClassifiedFile, ctx: CompileContext, makeAsset: MakeAsset, status: number): (req: RequestInfo) => Reply {
   const source = ctx.tree.read(file.path);
-  if (source === undefined) return status === 200 ? { type: 'asset', asset: makeAsset() } : { type: 'asset', asset: makeAsset(), status };
+  if (source === undefined) {
+    const reply: Reply = status === 200 ? { type: 'asset', asset: makeAsset() } : { type: 'asset', asset: makeAsset(), status };
+    return () => reply;
+  }
   const { html, policy } = ctx.csp.page(file.path, source);
-  const asset = html === source ? makeAsset() : makeAsset(Buffer.from(html));
   const headers = ctx.options.csp ? { [policy.name]: policy.value!, ...policy.extra } : undefined;
-  return { type: 'asset', asset, ...(headers && { headers }), ...(status !== 200 && { status }) };
+  const make = (text: string): Reply => {
+    const asset = text === source ? makeAsset() : makeAsset(Buffer.from(text));
+    return { type: 'asset', asset, ...(headers && { headers }), ...(status !== 200 && { status }) };
+  };
+  if (html.includes(PIN_ORIGIN)) return pinnedPage(make, html);
+  const reply = make(html);
+  return () => reply;
 }
 
 /**
@@ -511,8 +524,8 @@ export function compileNotFound(file: ClassifiedFile, ctx: CompileContext, makeA
     if (!unit) return undefined;
     const { view, policy } = unit;
     const consumer = viewConsumer(file);
-    return { file: file.path, render: (req) => renderView(view, policy, consumer, ctx, req, 404) };
+    const render = (req: RequestInfo) => renderView(view, policy, consumer, ctx, req, 404);
+    return { file: file.path, render: viewUsesPins(view, consumer, ctx.modules) ? absolutePins(render) : render };
   }
-  const reply = pageReply(file, ctx, makeAsset, 404);
-  return { file: file.path, render: () => reply };
+  return { file: file.path, render: pageHandler(file, ctx, makeAsset, 404) };
 }

@@ -33,7 +33,7 @@ import { isMap, isScalar, parseDocument, type Node, type Pair } from 'yaml';
 import { locate, type DiagnosticList } from '../../diag/index.js';
 import { resolveSource, type SourcesMap } from '../../content/index.js';
 import { formatPattern, type RouteSpec } from '../../router/index.js';
-import { AssetCatalog, type CatalogOptions } from '../../assets/index.js';
+import { AssetCatalog, PIN_ORIGIN, type CatalogOptions } from '../../assets/index.js';
 import type { SourceTree } from '../../shared/index.js';
 import { isPrivateDir, type ClassifiedFile } from '../definitions/classify.js';
 import type { Endpoint, Reply } from '../endpoint/endpoint.js';
@@ -373,10 +373,12 @@ class MountedCatalog extends AssetCatalog {
   /**
    * A reference in `content` (`<meta property="og:image" content="/img/📌card.png">`): the page's
    * HTML is written for the mount only in link attributes (mountHtml), so this one gets the mount
-   * path here, at load.
+   * path here, at load; and so does a pinned URL in any attribute, since it starts with the
+   * origin's place (PIN_ORIGIN), which mountHtml leaves alone.
    */
   override rewrite(url: string, from: string, attribute?: string): string | undefined {
     const r = super.rewrite(url, from, attribute);
+    if (r?.startsWith(PIN_ORIGIN)) return PIN_ORIGIN + mountUrl(r.slice(PIN_ORIGIN.length), this.#prefix);
     return r !== undefined && attribute === 'content' ? mountUrl(r, this.#prefix) : r;
   }
 

@@ -32,6 +32,7 @@ import type { AppData, DataRequest } from '../services/data.js';
 import type { StaticData } from '../services/static-data.js';
 import type { AppProperties } from '../../content/index.js';
 import { budgetToken } from '../../script/index.js';
+import { forScripts } from './pins.js';
 
 /** Modules that exist in Laneway today. Others (📦, 🗄, 👤, 📧, 📡) arrive with their issues; '🎨' and '🎛' are checked below. */
 const REQUEST_MODULES = new Set(['form', 'form[]', 'form{}', '&', '🍪']);
@@ -399,7 +400,10 @@ export class RequestScope {
         const provider = this.#system.suppliers.resolve(consumer, name);
         if (!provider) throw new LanewayError('LW_SUPPLIER_MISSING', `no supplier provides "${name}"`, { status: 500 });
         const exports = this.#run(provider.supplier);
-        return exports instanceof Promise ? exports.then((e) => e[provider.name]) : exports[provider.name];
+        const view = provider.supplier.kind === 'html-supplier' ? this.#system.code.get(provider.supplier.path)?.view : undefined;
+        // An HTML supplier's pinned URLs are absolute in the HTML a script gets (pins.ts).
+        const pick = (e: Record<string, unknown>): unknown => (view ? forScripts(e[provider.name], view, provider.supplier, this.#system, this.req) : e[provider.name]);
+        return exports instanceof Promise ? exports.then(pick) : pick(exports);
       }
       case '🔗': {
         if (name === 'Request') return this.request();
