@@ -22,7 +22,7 @@ import type { Writer } from '../../store/index.js';
 import { compileEventsEndpoint } from './events.js';
 import { checkLimit } from './limits.js';
 import type { LoadOptions } from '../definitions/options.js';
-import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './scope.js';
+import { importChecker, paramModels, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './scope.js';
 import { routeNameOf, type Consumer } from '../definitions/suppliers.js';
 import { cachedByPath, isContentPage } from './page-cache.js';
 import type { CompiledUnit, UnitStore } from '../definitions/units.js';
@@ -303,7 +303,7 @@ function compileScriptEndpoint(
       kind: 'endpoint',
       diagnostics: ctx.diagnostics,
       checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir), ctx.needs),
-      ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`),
+      ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`, paramModels(ctx.modules, file.dir)),
     });
     return compiled && { kind: 'script', script: compiled };
   })?.script;

@@ -15,7 +15,7 @@ import type { CompiledView, RenderOutput } from '../../template/index.js';
 import { WebSafe } from '../../shared/index.js';
 import { clientOf, type RequestInfo } from '../endpoint/endpoint.js';
 import type { SignedInUser } from '../../auth/index.js';
-import { paramDefinitionOf, type ParamDefinition } from '../definitions/params.js';
+import { MODEL_FIELD, paramDefinitionOf, type ParamDefinition } from '../definitions/params.js';
 import {
   fieldsRecord,
   FormFields,
@@ -82,6 +82,23 @@ export function paramsInScope(dir: string, fileParam?: string): string[] {
   const names = [...dir.matchAll(/\/\{([^{}/]+)\}/g)].map((m) => m[1]!);
   if (fileParam) names.push(fileParam);
   return names;
+}
+
+/**
+ * The path parameters in scope of a file in `dir` that name records of a model (`🔗.yaml`
+ * `field: 📦.Task.id`), by name: the innermost of one name wins, as at request time.
+ */
+export function paramModels(system: Pick<ModuleSystem, 'params'>, dir: string, fileParam?: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const add = (name: string, key: string): void => {
+    const def = system.params.get(key);
+    const m = def?.form === 'field' ? MODEL_FIELD.exec(def.field) : null;
+    if (m) out.set(name, m[1]!);
+    else out.delete(name);
+  };
+  for (const m of dir.matchAll(/\/\{([^{}/]+)\}/g)) add(m[1]!, dir.slice(0, m.index + m[0].length));
+  if (fileParam) add(fileParam, dir + '/' + fileParam);
+  return out;
 }
 
 /** The compile-time import check for one consumer. */
@@ -579,12 +596,12 @@ export class RequestScope {
  * Compile options that let scripts use the app's models (fluent setters, writes at the end), and
  * check their use at build time; `readOnly` names a script that cannot write ("a GET script").
  */
-export function scriptModelOptions(system: Pick<ModuleSystem, 'data' | 'content'>, readOnly?: string): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
+export function scriptModelOptions(system: Pick<ModuleSystem, 'data' | 'content'>, readOnly?: string, params?: ReadonlyMap<string, string>): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
   if (!system.data && !system.content) return {};
   return {
     ...(system.data ? { fluent: system.data.fieldNames } : {}),
     models: true,
-    modelUse: { models: system.data?.shapes ?? new Map(), readOnly, staticModels: system.content?.shapes },
+    modelUse: { models: system.data?.shapes ?? new Map(), readOnly, staticModels: system.content?.shapes, params },
   };
 }
 
