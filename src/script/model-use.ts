@@ -200,7 +200,7 @@ function declaredNames(program: AnyNode): Set<string> {
 }
 
 /** ": did you mean …?" for a close name (one edit, or a different case). */
-function suggest(name: string, known: ReadonlySet<string>): string {
+export function suggest(name: string, known: ReadonlySet<string>): string {
   const lower = name.toLowerCase();
   for (const k of known) if (k.toLowerCase() === lower || editDistanceAtMostOne(k, name)) return `; did you mean "${k}"?`;
   return '';

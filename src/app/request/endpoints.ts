@@ -22,7 +22,7 @@ import type { Writer } from '../../store/index.js';
 import { compileEventsEndpoint } from './events.js';
 import { checkLimit } from './limits.js';
 import type { LoadOptions } from '../definitions/options.js';
-import { importChecker, paramModels, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './scope.js';
+import { importChecker, paramModels, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, viewRecords, withPropertyChecks, type ModuleSystem } from './scope.js';
 import { routeNameOf, type Consumer } from '../definitions/suppliers.js';
 import { cachedByPath, isContentPage } from './page-cache.js';
 import type { CompiledUnit, UnitStore } from '../definitions/units.js';
@@ -155,6 +155,7 @@ function compileViewFor(file: ClassifiedFile, ctx: CompileContext): CompiledView
     diagnostics: ctx.diagnostics,
     checkImport: (m, n) => check(m, n),
     checkMember: withPropertyChecks(ctx.modules, viewMemberChecker(ctx.modules)),
+    records: viewRecords(ctx.modules),
     prepare: (t) => ctx.csp.prepare(t),
   });
 }
