@@ -7,10 +7,12 @@
  * - `Task.settings({…})` where `settings` is a map, list or rich-text field: a query on a field
  *   that cannot be queried (LW_MODEL_QUERY);
  * - `new Task()` or `….modify(fn)` of a model query in a script that cannot write — a GET
- *   endpoint or a supplier (LW_MODEL_READ_ONLY).
+ *   endpoint or a supplier (LW_MODEL_READ_ONLY);
+ * - `Task.get(id).titel`, `Task.all().map((t) => t.titel)`: a field read on a record whose model
+ *   is certain (LW_MODEL_MEMBER; checkFieldReads).
  *
- * What a value is at run time (a record held in a variable, a query passed to a function) is not
- * followed: those mistakes are reported by the runtime with the same codes.
+ * What a value is at run time when the source does not show it (a record passed to a function, a
+ * name assigned again) is not followed: those mistakes are left to the runtime.
  */
 import type { DiagnosticList } from '../diag/index.js';
 
@@ -247,7 +249,7 @@ const OBJECT_MEMBERS = new Set(['toString', 'toLocaleString', 'valueOf', 'hasOwn
 const LINK_MEMBERS = new Set(['id', 'get', 'optional', 'exists', 'linked', 'toJSON']);
 
 /**
- * Build-time check of field reads on records (docs/scripting.md "Field reads are checked"):
+ * Build-time check of field reads on records (docs/queries.md "Field reads are checked at build time"):
  * `t.titel` where `t` is certainly a record of a model — `Task.get(id)`, `new Task()`, a query's
  * callback parameter (`Task.all().map((t) => …)`), `for (const t of Task.all())`, a path
  * parameter's record — and `t.project.nme` through a link field. A name bound anywhere to a value
@@ -315,7 +317,9 @@ function checkFieldReads(
         const model = t.model;
         if (t.kind === 'model') {
           if (name === 'get' || name === 'optional') return { kind: 'record', model };
-          if (name === 'all' || shape.fields.has(name) || shape.fields.has(name.replace(/_(gt|gte|lt|lte)$/, ''))) return { kind: 'query', model };
+          if (name === 'all' || name === 'asc' || name === 'desc' || shape.fields.has(name) || shape.fields.has(name.replace(/_(gt|gte|lt|lte)$/, ''))) return { kind: 'query', model };
+          // The container selections: Note.list(l), Note.anyList().
+          if (shape.statics.has(name) && (shape.instance.has(name) || (name.startsWith('any') && shape.instance.has(name.charAt(3).toLowerCase() + name.slice(4))))) return { kind: 'query', model };
           return undefined;
         }
         if (t.kind === 'query') {

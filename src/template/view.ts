@@ -371,7 +371,8 @@ function checkRecordReads(ctx: Context, records: ViewRecords, unit: Unit): void 
       base = records.of(imp.module, imp.name, [], unit.file);
       if (!base) return { type: records.of(imp.module, imp.name, e.segs, unit.file) };
     }
-    if (!base) return {};
+    // `$first`-style names are the section's own, not the record's.
+    if (!base || segs.some((x) => x.includes('$'))) return {};
     if (segs.length === 0) return { type: base };
     const r = records.read(base, segs);
     if (r.error) {
@@ -399,7 +400,7 @@ function checkRecordReads(ctx: Context, records: ViewRecords, unit: Unit): void 
         const raw = (n.type === 'var' && n.raw && !n.attributes) || (n.type === 'pragma' && n.name === 'show');
         const plain = raw ? typeOf(n.expr, scope, false).plain : undefined;
         if (plain && n.expr?.kind === 'path') {
-          const how = n.type === 'pragma' ? 'show' : '{{{ }}}';
+          const how = n.type === 'pragma' ? 'show' : unit.source.startsWith('{{{', n.start) ? '{{{ }}}' : '{{& }}';
           report(ctx, unit, 'LW_VIEW_RAW_NOT_WEB_SAFE', `"${n.expr.text}" is ${plain}, plain text that ${how} escapes anyway: write {{${n.expr.text}}} (only html, markdown and svg-icon fields print as markup)`, n.start);
         }
       } else if (n.type === 'section') {
