@@ -251,8 +251,7 @@ const LINK_MEMBERS = new Set(['id', 'get', 'optional', 'exists', 'linked', 'toJS
 /**
  * Build-time check of field reads on records (docs/queries.md "Field reads are checked at build time"):
  * `t.titel` where `t` is certainly a record of a model — `Task.get(id)`, `new Task()`, a query's
- * callback parameter (`Task.all().map((t) => …)`), `for (const t of Task.all())`, a path
- * parameter's record — and `t.project.nme` through a link field. A name bound anywhere to a value
+ * callback parameter (`Task.all().map((t) => …)`), a path parameter's record — and `t.project.nme` through a link field. A name bound anywhere to a value
  * this check cannot see the type of is left alone: no false errors.
  */
 function checkFieldReads(
@@ -317,7 +316,8 @@ function checkFieldReads(
         const model = t.model;
         if (t.kind === 'model') {
           if (name === 'get' || name === 'optional') return { kind: 'record', model };
-          if (name === 'all' || name === 'asc' || name === 'desc' || shape.fields.has(name) || shape.fields.has(name.replace(/_(gt|gte|lt|lte)$/, ''))) return { kind: 'query', model };
+          // Profile.me(): the user's profiles (docs/users.md), a query whose get() is one.
+          if (name === 'all' || name === 'asc' || name === 'desc' || (name === 'me' && shape.instance.has('hasRole')) || shape.fields.has(name) || shape.fields.has(name.replace(/_(gt|gte|lt|lte)$/, ''))) return { kind: 'query', model };
           // The container selections: Note.list(l), Note.anyList().
           if (shape.statics.has(name) && (shape.instance.has(name) || (name.startsWith('any') && shape.instance.has(name.charAt(3).toLowerCase() + name.slice(4))))) return { kind: 'query', model };
           return undefined;
@@ -416,11 +416,6 @@ function checkFieldReads(
         const inner: Scope = { names: new Map(), parent: scope };
         const left = (node.left ?? node.init) as AnyNode | null;
         if (left && left.type === 'VariableDeclaration' && left.kind !== 'var') for (const d of left.declarations as AnyNode[]) for (const n of patternNames(d.id as AnyNode)) inner.names.set(n, null);
-        if (node.type === 'ForOfStatement' && left?.type === 'VariableDeclaration') {
-          const id = (left.declarations as AnyNode[])[0]!.id as AnyNode;
-          const over = typeOf(node.right as AnyNode, scope);
-          if (id.type === 'Identifier' && over?.kind === 'query') setType(inner.names.has(id.name as string) ? inner : scope, id.name as string, { kind: 'record', model: over.model });
-        }
         for (const key of ['init', 'test', 'update', 'left', 'right']) if (isNode(node[key])) walk(node[key] as AnyNode, node, key === 'right' ? scope : inner);
         walk(node.body as AnyNode, node, inner);
         return;

@@ -83,6 +83,7 @@ describe('field reads in scripts', () => {
       '',
     ].join('\n');
     assert.deepEqual(diagnostics({ 'x/GET.js': get }), []);
+    assert.deepEqual(diagnostics({ 'x/GET.js': "import {Seat} from '📦';\nSeat.me().get().desk + Seat.me().get().user + Seat.me().get().role;\nSeat.me().get().dsk;\n" }), ['/x/GET.js:3:17 LW_MODEL_MEMBER Seat has no field "dsk"; did you mean "desk"?']);
     const post = "import {Item} from '📦';\nconst t = new Item().title('a').weight(2);\nt.title = 'b';\nt.tags.add('x');\nconst c = t.copy();\nc.remove();\nItem.all().modify((i) => i.weight(3));\n({t: t.title, id: c.id});\n";
     assert.deepEqual(diagnostics({ 'x/POST.js': post }), []);
   });
