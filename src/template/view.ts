@@ -362,7 +362,7 @@ function checkRecordReads(ctx: Context, records: ViewRecords, unit: Unit): void 
   const typeOf = (e: Expr | undefined, scope: Scope, report: boolean): { type?: ViewRecordType; plain?: string } => {
     if (e === undefined || e.kind !== 'path') return {};
     let base: ViewRecordType | undefined;
-    let segs: readonly string[] = e.segs;
+    const segs: readonly string[] = e.segs;
     const bound = scope.get(e.root);
     if (bound !== undefined) base = bound ?? undefined;
     else {
