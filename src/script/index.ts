@@ -5,6 +5,7 @@
 // Compile and run
 export { compileScript } from './compile.js';
 export type { ModelShape, ModelUseRules } from './model-use.js';
+export { suggest as suggestName } from './model-use.js';
 export { DEFAULT_LIMITS, type ScriptLimits } from './limits.js';
 export {
   type CompiledScript,

@@ -17,6 +17,8 @@ export {
   type RenderOutput,
   type TemplateFile,
   type ViewCompileOptions,
+  type ViewRecords,
+  type ViewRecordType,
   ViewRenderError,
 } from './view.js';
 export { escapeHtml, RenderError } from './runtime.js';

@@ -81,6 +81,8 @@ export interface ViewCompileOptions {
    * number of positional arguments of the tag and the names of its `k=v` arguments.
    */
   checkMember?(module: string, name: string, segs: readonly string[], call?: { args: number; named: readonly string[] }): true | string | { code: Code; message: string };
+  /** Compile-time types of records, to check field reads (`{{#Task.all as t}}{{t.titel}}`). */
+  records?: ViewRecords | undefined;
   /**
    * A load-time pass over each file's parse tree (the CSP and asset pass), run once per file
    * before its render code is generated. It may rewrite text nodes' `text` (keeping `marks` in
@@ -89,6 +91,29 @@ export interface ViewCompileOptions {
    * uses them).
    */
   prepare?(file: TemplateFile): void;
+}
+
+/** A record of `model` (or, with `link`, a link to one) as the view's field-read check sees it. */
+export interface ViewRecordType {
+  model: string;
+  link: boolean;
+}
+
+/**
+ * What the app tells the compiler about records (docs/views.md "Models in views"). A name whose
+ * type is not known this way is not checked: no false errors.
+ */
+export interface ViewRecords {
+  /**
+   * The records a path from an import gives, iterated or alone (`Task.all`, `Task.all.desc`,
+   * `Task.get`, `Note.list`; a path parameter's link: module '🔗', no segments), in `file`.
+   */
+  of(module: string, name: string, segs: readonly string[], file: string): ViewRecordType | undefined;
+  /**
+   * Checks `segs` read on a record: a message when the model has no such member; else the type
+   * the path ends on (a link field, a link's `get`) and, for a plain text field, its description.
+   */
+  read(type: ViewRecordType, segs: readonly string[]): { error?: string; type?: ViewRecordType; plain?: string };
 }
 
 export interface RenderInput {
@@ -195,6 +220,7 @@ interface Context {
   diagnostics: DiagnosticList;
   checkImport: ViewCompileOptions['checkImport'];
   checkMember: ViewCompileOptions['checkMember'];
+  records: ViewCompileOptions['records'];
   prepare: ViewCompileOptions['prepare'];
   units: Map<string, Unit | null>;
   svgs: Map<string, string | null>;
@@ -209,11 +235,12 @@ const contexts = new WeakMap<DiagnosticList, Context>();
 function contextOf(options: ViewCompileOptions): Context {
   let ctx = contexts.get(options.diagnostics);
   if (ctx === undefined || ctx.tree !== options.tree) {
-    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, checkMember: options.checkMember, prepare: options.prepare, units: new Map(), svgs: new Map(), epoch: 0 };
+    ctx = { tree: options.tree, diagnostics: options.diagnostics, checkImport: options.checkImport, checkMember: options.checkMember, records: options.records, prepare: options.prepare, units: new Map(), svgs: new Map(), epoch: 0 };
     contexts.set(options.diagnostics, ctx);
   }
   ctx.checkImport = options.checkImport;
   ctx.checkMember = options.checkMember;
+  ctx.records = options.records;
   if (options.prepare !== undefined) ctx.prepare = options.prepare;
   return ctx;
 }
@@ -296,6 +323,7 @@ function loadUnit(ctx: Context, file: string, given?: string): Unit | null {
   unit.nodes = parsed.nodes;
   for (const p of parsed.pragmas) declarePragma(ctx, unit, p);
   if (ctx.checkMember) checkMembers(ctx, unit);
+  if (ctx.records) checkRecordReads(ctx, ctx.records, unit);
   return unit;
 }
 
@@ -320,6 +348,76 @@ function checkMembers(ctx: Context, unit: Unit): void {
     check(node.expr);
     if (node.test) for (const x of node.test.exprs) check(x);
   });
+}
+
+/**
+ * Field reads on records (docs/views.md "Models in views"): `{{t.titel}}` under
+ * `{{#Task.all as t}}`, `{{t.project.nme}}` through a link field, `{{board.nme}}` of a path
+ * parameter; and `{{{t.title}}}` of a plain text field, which is escaped anyway (a warning).
+ * Only names whose record type is known are checked; an `as` name of another value hides it.
+ */
+function checkRecordReads(ctx: Context, records: ViewRecords, unit: Unit): void {
+  type Scope = ReadonlyMap<string, ViewRecordType | null>;
+  /** The record type of a path, reporting a read of a member the model does not have. */
+  const typeOf = (e: Expr | undefined, scope: Scope, report: boolean): { type?: ViewRecordType; plain?: string } => {
+    if (e === undefined || e.kind !== 'path') return {};
+    let base: ViewRecordType | undefined;
+    const segs: readonly string[] = e.segs;
+    const bound = scope.get(e.root);
+    if (bound !== undefined) base = bound ?? undefined;
+    else {
+      const imp = unit.imports.get(e.root);
+      if (!imp) return {};
+      base = records.of(imp.module, imp.name, [], unit.file);
+      if (!base) return { type: records.of(imp.module, imp.name, e.segs, unit.file) };
+    }
+    // `$first`-style names are the section's own, not the record's.
+    if (!base || segs.some((x) => x.includes('$'))) return {};
+    if (segs.length === 0) return { type: base };
+    const r = records.read(base, segs);
+    if (r.error) {
+      if (report) reportOnce(e, r.error);
+      return {};
+    }
+    return r;
+  };
+  const reported = new Set<number>();
+  const reportOnce = (e: Expr, message: string): void => {
+    if (reported.has(e.start)) return;
+    reported.add(e.start);
+    report(ctx, unit, 'LW_MODEL_MEMBER', message, e.start);
+  };
+  const checkExpr = (e: Expr | undefined, scope: Scope): void => {
+    if (e === undefined || e.kind !== 'path') return;
+    typeOf(e, scope, true);
+    for (const a of e.args) checkExpr(a, scope);
+    for (const n of e.named) checkExpr(n.value, scope);
+  };
+  const walk = (nodes: readonly Node[], scope: Scope): void => {
+    for (const n of nodes) {
+      if (n.type === 'var' || n.type === 'pragma') {
+        checkExpr(n.expr, scope);
+        const raw = (n.type === 'var' && n.raw && !n.attributes) || (n.type === 'pragma' && n.name === 'show');
+        const plain = raw ? typeOf(n.expr, scope, false).plain : undefined;
+        if (plain && n.expr?.kind === 'path') {
+          const how = n.type === 'pragma' ? 'show' : unit.source.startsWith('{{{', n.start) ? '{{{ }}}' : '{{& }}';
+          report(ctx, unit, 'LW_VIEW_RAW_NOT_WEB_SAFE', `"${n.expr.text}" is ${plain}, plain text that ${how} escapes anyway: write {{${n.expr.text}}} (only html, markdown and svg-icon fields print as markup)`, n.start);
+        }
+      } else if (n.type === 'section') {
+        checkExpr(n.expr, scope);
+        if (n.test) for (const x of n.test.exprs) checkExpr(x, scope);
+        let inner = scope;
+        if (n.alias !== undefined) {
+          const type = n.by === undefined && !n.inverted ? typeOf(n.expr, scope, false).type : undefined;
+          inner = new Map(scope).set(n.alias, type ?? null);
+        }
+        walk(n.body, inner);
+      } else if (n.type === 'block') walk(n.body, scope);
+      else if (n.type === 'parent') walk(n.blocks, scope);
+      else if (n.type === 'partial' && n.dynamic) checkExpr(n.dynamic, scope);
+    }
+  };
+  walk(unit.nodes, new Map());
 }
 
 function declareName(ctx: Context, unit: Unit, name: string, at: number, what: string): boolean {

@@ -11,7 +11,7 @@ import { compileScript } from '../../script/index.js';
 import { compileView } from '../../template/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
 import type { CompileContext } from '../request/endpoints.js';
-import { importChecker, paramsInScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type SupplierCode } from '../request/scope.js';
+import { importChecker, paramModels, paramsInScope, scriptModelOptions, viewMemberChecker, viewRecords, withPropertyChecks, type SupplierCode } from '../request/scope.js';
 import { routeNameOf, SupplierIndex, type SupplierFile } from '../definitions/suppliers.js';
 import { settleUnit, UnitNeeds } from '../definitions/degrade.js';
 
@@ -92,10 +92,10 @@ export function compileSuppliers(files: ClassifiedFile[], ctx: CompileContext): 
       if (form && data) code = { file: info, form, formType: data.addForm(info.path, form) };
     } else if (info.kind === 'html-supplier') {
       // The page pass runs before code generation: it marks the JSON escaping of data blocks.
-      const view = compileView(file.path, source, { tree, diagnostics: list, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), prepare: (t) => ctx.csp.prepare(t) });
+      const view = compileView(file.path, source, { tree, diagnostics: list, checkImport: (m, n) => check(m, n), checkMember: withPropertyChecks(modules, viewMemberChecker(modules)), records: viewRecords(modules), prepare: (t) => ctx.csp.prepare(t) });
       if (view) code = { file: info, view };
     } else {
-      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: list, checkImport: check, ...scriptModelOptions(modules, 'a supplier') });
+      const script = compileScript(file.path, source, { kind: info.kind, diagnostics: list, checkImport: check, ...scriptModelOptions(modules, 'a supplier', paramModels(modules, info.level, fileParam)) });
       if (script) code = { file: info, script };
     }
     const features = settleUnit(list, start, needs, `${info.path} supplies nothing, and every file that imports from it answers 501 Not Implemented`);

@@ -22,7 +22,7 @@ import type { Writer } from '../../store/index.js';
 import { compileEventsEndpoint } from './events.js';
 import { checkLimit } from './limits.js';
 import type { LoadOptions } from '../definitions/options.js';
-import { importChecker, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, withPropertyChecks, type ModuleSystem } from './scope.js';
+import { importChecker, paramModels, paramsInScope, RequestScope, scriptModelOptions, viewMemberChecker, viewRecords, withPropertyChecks, type ModuleSystem } from './scope.js';
 import { routeNameOf, type Consumer } from '../definitions/suppliers.js';
 import { cachedByPath, isContentPage } from './page-cache.js';
 import { absolutePins, pinnedPage, viewUsesPins } from './pins.js';
@@ -157,6 +157,7 @@ function compileViewFor(file: ClassifiedFile, ctx: CompileContext): CompiledView
     diagnostics: ctx.diagnostics,
     checkImport: (m, n) => check(m, n),
     checkMember: withPropertyChecks(ctx.modules, viewMemberChecker(ctx.modules)),
+    records: viewRecords(ctx.modules),
     prepare: (t) => ctx.csp.prepare(t),
   });
 }
@@ -316,7 +317,7 @@ function compileScriptEndpoint(
       kind: 'endpoint',
       diagnostics: ctx.diagnostics,
       checkImport: importChecker(ctx.modules, consumer, paramsInScope(file.dir), ctx.needs),
-      ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`),
+      ...scriptModelOptions(ctx.modules, WRITE_METHODS.has(base.method) ? undefined : `a ${base.method} script`, paramModels(ctx.modules, file.dir)),
     });
     return compiled && { kind: 'script', script: compiled };
   })?.script;

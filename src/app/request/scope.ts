@@ -6,16 +6,16 @@
  *   most once, lazily, when a consumer first asks for one of its exports.
  */
 import { LanewayError, type Code } from '../../diag/index.js';
-import type { ParamValue } from '../../router/index.js';
+import { paramName, type ParamValue } from '../../router/index.js';
 import type { CompiledScript, RunOutcome, ScriptLimits } from '../../script/index.js';
-import { openScriptValue, withViewMembers, linkViewRecord, ScriptBudget, takeConsole, takeEffects, utilModule, platformModuleValues, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
+import { openScriptValue, suggestName, withViewMembers, linkViewRecord, ScriptBudget, takeConsole, takeEffects, utilModule, platformModuleValues, visitorModuleValue, type ModelUseRules, type RequestEffects, type ViewRenderers } from '../../script/index.js';
 import { secureContext, Visitor } from '../../session/index.js';
 import { formView, freshFormView, type FormType, type FormViewValue } from '../../forms/index.js';
-import type { CompiledView, RenderOutput } from '../../template/index.js';
+import type { CompiledView, RenderOutput, ViewRecords, ViewRecordType } from '../../template/index.js';
 import { WebSafe } from '../../shared/index.js';
 import { clientOf, type RequestInfo } from '../endpoint/endpoint.js';
 import type { SignedInUser } from '../../auth/index.js';
-import { paramDefinitionOf, type ParamDefinition } from '../definitions/params.js';
+import { MODEL_FIELD, paramDefinitionOf, type ParamDefinition } from '../definitions/params.js';
 import {
   fieldsRecord,
   FormFields,
@@ -83,6 +83,23 @@ export function paramsInScope(dir: string, fileParam?: string): string[] {
   const names = [...dir.matchAll(/\/\{([^{}/]+)\}/g)].map((m) => m[1]!);
   if (fileParam) names.push(fileParam);
   return names;
+}
+
+/**
+ * The path parameters in scope of a file in `dir` that name records of a model (`🔗.yaml`
+ * `field: 📦.Task.id`), by name: the innermost of one name wins, as at request time.
+ */
+export function paramModels(system: Pick<ModuleSystem, 'params'>, dir: string, fileParam?: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const add = (name: string, key: string): void => {
+    const def = system.params.get(key);
+    const m = def?.form === 'field' ? MODEL_FIELD.exec(def.field) : null;
+    if (m) out.set(name, m[1]!);
+    else out.delete(name);
+  };
+  for (const m of dir.matchAll(/\/\{([^{}/]+)\}/g)) add(m[1]!, dir.slice(0, m.index + m[0].length));
+  if (fileParam) add(fileParam, dir + '/' + fileParam);
+  return out;
 }
 
 /** The compile-time import check for one consumer. */
@@ -583,12 +600,12 @@ export class RequestScope {
  * Compile options that let scripts use the app's models (fluent setters, writes at the end), and
  * check their use at build time; `readOnly` names a script that cannot write ("a GET script").
  */
-export function scriptModelOptions(system: Pick<ModuleSystem, 'data' | 'content'>, readOnly?: string): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
+export function scriptModelOptions(system: Pick<ModuleSystem, 'data' | 'content'>, readOnly?: string, params?: ReadonlyMap<string, string>): { fluent?: ReadonlySet<string>; models?: boolean; modelUse?: ModelUseRules } {
   if (!system.data && !system.content) return {};
   return {
     ...(system.data ? { fluent: system.data.fieldNames } : {}),
     models: true,
-    modelUse: { models: system.data?.shapes ?? new Map(), readOnly, staticModels: system.content?.shapes },
+    modelUse: { models: system.data?.shapes ?? new Map(), readOnly, staticModels: system.content?.shapes, params },
   };
 }
 
@@ -636,6 +653,87 @@ export function viewMemberChecker(system: Pick<ModuleSystem, 'data' | 'content'>
     if (field.type === 'options') return `${model}.${first} has no value "${second}"; its values are ${(field.values ?? []).map((v) => v.value).join(', ')}`;
     return VIEW_QUERY_MEMBERS.has(second) ? true : `${model}.${first} has no "${second}": a field gives label, placeholder, about, required and optional`;
   };
+}
+
+/** Queries a view may chain that give the same records (docs/views.md "Models in views"). */
+const VIEW_SAME_QUERY = new Set(['asc', 'desc', 'limit', 'distinct']);
+const VIEW_LINK_MEMBERS = new Set(['id', 'linked', 'get', 'optional', 'exists']);
+/** Field types whose value is plain text: `{{{ }}}` escapes it anyway. */
+const PLAIN_TEXT_TYPES = new Set(['string', 'uid', 'options']);
+
+/**
+ * The record types of views, for the build-time check of field reads (`{{#Task.all as t}}`
+ * then `{{t.titel}}`; docs/views.md "Models in views"): what `Task.all`, `Task.get`, a
+ * container selection and a path parameter backed by a model give, and what a record has.
+ */
+export function viewRecords(system: Pick<ModuleSystem, 'data' | 'content' | 'params'>): ViewRecords | undefined {
+  if (!system.data && !system.content) return undefined;
+  const defOf = (model: string) => system.data?.schema.models.get(model) ?? system.content?.schema.models.get(model);
+  const shapeOf = (model: string) => system.data?.shapes.get(model) ?? system.content?.shapes.get(model);
+  const isStatic = (model: string) => system.content?.schema.models.has(model) === true;
+  const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+  const of = (module: string, name: string, segs: readonly string[], file: string): ViewRecordType | undefined => {
+    if (module === '🔗') {
+      if (segs.length !== 0) return undefined;
+      const slash = file.lastIndexOf('/');
+      const base = file.slice(slash + 1);
+      const params = paramModels(system, file.slice(0, slash), base.endsWith('.html') ? paramName(base.slice(0, -'.html'.length)) : undefined);
+      const model = params.get(name);
+      return model && shapeOf(model) ? { model, link: true } : undefined;
+    }
+    if (module !== '📦' && module !== '🗄') return undefined;
+    let model = name;
+    let rest = segs;
+    if (name === '*') {
+      model = segs[0] ?? '';
+      rest = segs.slice(1);
+    }
+    const def = defOf(model);
+    if (!def || (module === '🗄') !== isStatic(model)) return undefined;
+    const first = rest[0];
+    let i = 1;
+    if (first === 'get' || first === 'optional') return rest.length === 1 ? { model, link: false } : undefined;
+    const query = first === 'all' || (def.container !== undefined && (first === lowerFirst(def.container) || first === 'any' + def.container));
+    if (!query) return undefined;
+    for (; i < rest.length && VIEW_SAME_QUERY.has(rest[i]!); i++);
+    if (i === rest.length) return { model, link: false };
+    if ((rest[i] === 'get' || rest[i] === 'optional') && i === rest.length - 1) return { model, link: false };
+    return undefined;
+  };
+  const read = (type: ViewRecordType, segs: readonly string[]): { error?: string; type?: ViewRecordType; plain?: string } => {
+    const def = defOf(type.model);
+    const shape = shapeOf(type.model);
+    const first = segs[0];
+    if (!def || !shape || first === undefined) return {};
+    const rest = segs.slice(1);
+    const field = def.fields.find((f) => f.name === first);
+    if (!field) {
+      if (type.link && VIEW_LINK_MEMBERS.has(first)) {
+        if (first !== 'get' && first !== 'optional') return {};
+        const record = { model: type.model, link: false };
+        return rest.length ? read(record, rest) : { type: record };
+      }
+      if (!type.link && (shape.instance.has(first) || (first === 'get' && isStatic(type.model)))) {
+        // task.list: the link to its container.
+        const container = def.container !== undefined && first === lowerFirst(def.container) ? { model: def.container, link: true } : undefined;
+        if (container && shapeOf(container.model)) return rest.length ? read(container, rest) : { type: container };
+        if (first === 'get') return rest.length ? read(type, rest) : { type };
+        return {};
+      }
+      const fields = def.fields.filter((f) => !f.builtIn).map((f) => f.name);
+      const hint = suggestName(first, new Set(fields));
+      const what = type.link ? `${type.model} (the model this link names)` : type.model;
+      return { error: `${what} has no field "${first}"${hint || `; its fields are ${fields.join(', ') || 'none'}`}` };
+    }
+    if (field.type === 'link' && field.model && shapeOf(field.model)) {
+      const link = { model: field.model, link: true };
+      return rest.length ? read(link, rest) : { type: link };
+    }
+    if (rest.length === 0 && PLAIN_TEXT_TYPES.has(field.type)) return { plain: `${type.model}.${field.name}, ${field.list !== undefined ? `a ${field.type} list` : `a ${field.type} field`}` };
+    // Other members (rich text's html, embedded fields, image sizes…) are the value's own.
+    return {};
+  };
+  return { of, read };
 }
 
 /**

@@ -790,7 +790,8 @@ export function shapeOf(m: ModelDefinition): ModelShape {
     statics.add('any' + m.container);
     instance.add(lowerFirst(m.container));
   }
-  return { statics, fields: new Set(fields.map((f) => f.name)), instance, unqueryable };
+  const links = new Map(fields.filter((f) => f.type === 'link' && f.model).map((f) => [f.name, f.model!]));
+  return { statics, fields: new Set(fields.map((f) => f.name)), instance, unqueryable, links };
 }
 
 export function toScriptError(e: unknown): unknown {
