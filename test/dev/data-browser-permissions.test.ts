@@ -76,6 +76,8 @@ interface World {
   port: number;
   ids: Ids;
   lines: Array<{ message: string; fields: Record<string, unknown> }>;
+  /** Bob's sign-in made by the setup. */
+  bob: TestVisitor;
   signIn(id: string): Promise<TestVisitor>;
   close(): Promise<void>;
 }
@@ -87,8 +89,8 @@ async function ok(r: Promise<Response>): Promise<unknown> {
 }
 
 /** The app served (development mode or production with the browser on), Ada an Admin, Bob a Clerk and a TeamViewer in team A only. */
-async function world(engine: (typeof ENGINES)[number], mode: 'dev' | 'production'): Promise<World> {
-  const dir = writeApp(APP);
+async function world(engine: (typeof ENGINES)[number], mode: 'dev' | 'production', more: Record<string, string> = {}): Promise<World> {
+  const dir = writeApp({ ...APP, ...more });
   const lines: World['lines'] = [];
   const log = (message: string, fields: Record<string, unknown>) => void lines.push({ message, fields });
   const app = loadApp(dir, mode === 'dev' ? { dev: true, log } : { log, dataBrowser: { secret: SECRET, role: 'Clerk' } });
@@ -115,6 +117,7 @@ async function world(engine: (typeof ENGINES)[number], mode: 'dev' | 'production
     port,
     ids,
     lines,
+    bob,
     signIn,
     async close() {
       await server.close();
@@ -274,6 +277,25 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('the production data browser counts each secret given as a sign-in started', () => {
+  let w: World;
+  before(async () => {
+    // The world signs in two users from this address (the third sign-in and on would be refused); Bob's tries count as Bob's.
+    w = await world(ENGINES[0]!, 'production', { '🎛.yaml': 'name: limited\nlimits:\n  sign-ins: 3/minute\n' });
+  });
+  after(() => w.close());
+
+  it('past the limit, 429 with Retry-After, even to the right secret', async () => {
+    // Bob's sign-in of the setup, reused: no new sign-in from this address.
+    const v = w.bob;
+    let last: Response | undefined;
+    for (let i = 0; i < 4 && last?.status !== 429; i++) last = await v.post('/__/data/', { lw_secret: 'a guess' });
+    assert.equal(last!.status, 429, last!.text);
+    assert.match(String(last!.headers['retry-after']), /^\d+$/);
+    assert.equal((await v.post('/__/data/', { lw_secret: SECRET })).status, 429);
+  });
+});
 
 describe('the production data browser is off unless switched on, and refuses a weak switch', () => {
   it('without the secret, /__/data/ is not found', async () => {

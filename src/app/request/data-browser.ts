@@ -32,6 +32,7 @@ import { notFound } from '../endpoint/answers.js';
 import { parseCookies } from '../endpoint/request-data.js';
 import type { AppData } from '../services/data.js';
 import { compileRouteEndpoint, type CompileContext } from './endpoints.js';
+import { checkLimit } from './limits.js';
 import { RequestScope } from './scope.js';
 
 export const DATA_BROWSER_PATH = '/__/dev/data/';
@@ -207,6 +208,10 @@ async function admitted(b: Browser, production: NonNullable<Browser['production'
   const until = Number(cookie.slice(0, dot));
   const unlocked = dot > 0 && Number.isInteger(until) && until > now && until <= now + UNLOCK_SECONDS && signer.check('data-browser', `${until}\0${bound}`, cookie.slice(dot + 1));
   if (unlocking) {
+    // Each try counts as a sign-in started (docs/security.md "Limits per visitor"): guessing is slow.
+    const rule = data.limiter.rule('sign-ins');
+    const over = rule && (await checkLimit(data.limiter, rule, req));
+    if (over) return { reply: over };
     const texts = new URLSearchParams((await req.readBody()).toString('utf8'));
     const given = sha256(texts.get('lw_secret') ?? '');
     if (!timingSafeEqual(given, production.secretHash)) {
