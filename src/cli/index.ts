@@ -364,13 +364,17 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
   // Run-time errors of scripts and views; dev also keeps them for the overlay of their request.
   // A script's console.log/info are information, console.warn a warning (docs/scripting.md "Logging").
-  const appLog = (message: string, fields: Record<string, unknown>) => (fields.console === 'log' || fields.console === 'info' ? logger.info(message, fields) : fields.console === 'warn' ? logger.warn(message, fields) : logger.error(message, fields));
+  const appLog = (message: string, fields: Record<string, unknown>) => (fields.console === 'log' || fields.console === 'info' || fields.level === 'info' ? logger.info(message, fields) : fields.console === 'warn' ? logger.warn(message, fields) : logger.error(message, fields));
+  // The production data browser (docs/data-browser.md "In production"): from the environment only,
+  // never an argument, which every user of the machine could read in the process list.
+  const dataBrowserSecret = process.env.LANEWAY_DATA_BROWSER_SECRET;
+  const dataBrowser = !values.dev && dataBrowserSecret ? { secret: dataBrowserSecret, role: process.env.LANEWAY_DATA_BROWSER_ROLE || 'Admin' } : undefined;
   const runtimeLog = devTools ? devTools.captureLog(appLog) : appLog;
   // --watch (and dev): each rebuild compiles only what the changed files affect (app/load/build-cache.ts).
   const cache = values.watch ? new BuildCache() : undefined;
   let app;
   try {
-    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, strict: values.strict ?? false, ...(cache && { cache }) });
+    app = loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, strict: values.strict ?? false, ...(cache && { cache }), ...(dataBrowser && { dataBrowser }) });
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
     for (const d of err.diagnostics) logger.diagnostic(d);
@@ -473,7 +477,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (typeof again === 'string') throw new Error(again);
     if (again.diagnostics.length > 0) throw new BuildError(again.diagnostics);
     sources = again.sources;
-    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, strict: values.strict ?? false, ...(cache && { cache }) });
+    return loadApp(dir, { dev: values.dev ?? false, bodyLimit, sources, log: runtimeLog, strict: values.strict ?? false, ...(cache && { cache }), ...(dataBrowser && { dataBrowser }) });
   };
   // Several workers (src/supervisor/): this process has checked the app and its data; it supervises
   // the workers, or, started by the supervisor, it is one of them.

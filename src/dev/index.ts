@@ -8,7 +8,8 @@
  * (pages reload, or swap their stylesheets) or `failed(diagnostics)` (every page answers the
  * problems, and open pages reload to show them).
  *
- * Files: watcher.ts (chokidar, bursts), reload.ts (the event stream and the client script),
+ * Files: watcher.ts (chokidar, bursts), reload.ts (the event stream and the client script), requests.ts
+ * (the request panel: the last requests and what they logged),
  * overlay.ts (the problems page), docs.ts (the error codes' documentation, served locally).
  */
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,7 @@ import { prefersJson, type ServerOptions } from '../http/index.js';
 import { docsPage, DOCS_PATH } from './docs.js';
 import { buildProblemsPage, OVERLAY_POLICY, runtimeErrorPage, type Problem } from './overlay.js';
 import { EVENTS_PATH, injectClient, ReloadChannel, withClientSources } from './reload.js';
+import { RequestLog, REQUESTS_PATH } from './requests.js';
 import { appRelative } from './watcher.js';
 
 export { watchAppFiles, type AppWatcher, type WatchOptions } from './watcher.js';
@@ -67,6 +69,8 @@ export function createDevTools(options: { root: string }): DevTools {
   let problems: readonly Diagnostic[] | undefined;
   const channel = new ReloadChannel();
   const logged = new Map<string, Array<{ message: string; fields: Record<string, unknown> }>>();
+  // The request panel's list (requests.ts): every answer of the app, with what it logged.
+  const requests = new RequestLog();
 
   const defaultLog: AppLog = (message, fields) => process.stderr.write(`error: ${message} ${JSON.stringify(fields)}\n`);
 
@@ -86,6 +90,7 @@ export function createDevTools(options: { root: string }): DevTools {
     // The data browser is the app's own (app/request/data-browser.ts, development mode only).
     if (path.startsWith('/__/dev/') && !path.startsWith('/__/dev/data/')) {
       if (read && path === EVENTS_PATH) return channel.open(req, res, build());
+      if (read && path === REQUESTS_PATH) return send(req, res, 200, 'application/json; charset=utf-8', requests.json(), { 'X-Request-Id': id });
       const doc = read && path.startsWith(DOCS_PATH) ? docsPage(path.slice(DOCS_PATH.length)) : undefined;
       if (doc) return send(req, res, 200, HTML, doc.html, { 'Content-Security-Policy': doc.policy, 'X-Request-Id': id });
       return send(req, res, 404, 'text/plain; charset=utf-8', 'laneway dev: nothing here\n', { 'X-Request-Id': id });
@@ -108,7 +113,15 @@ export function createDevTools(options: { root: string }): DevTools {
     return out;
   };
 
-  const decorate: DevHooks['decorate'] = (reply, request, { root: appRoot, error }) => {
+  /** Every answer goes to the request panel with what it logged (the overlay of a failure takes the lines too). */
+  const decorate: DevHooks['decorate'] = (reply, request, context) => {
+    const status = reply.type === 'asset' ? (reply.status ?? 200) : reply.type === 'stored' ? 200 : reply.status;
+    channel.send('request', requests.record(request, status, logged.get(request.id)));
+    if (!(reply.type === 'error' && reply.status >= 500 && !request.acceptsJson)) logged.delete(request.id);
+    return decorateReply(reply, request, context);
+  };
+
+  const decorateReply: DevHooks['decorate'] = (reply, request, { root: appRoot, error }) => {
     if (reply.type === 'error') {
       if (reply.status < 500) return reply;
       if (request.acceptsJson) {

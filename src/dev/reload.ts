@@ -8,6 +8,7 @@
  * |----------|-----------------------------|------------------------------------------------------|
  * | `hello`  | `{build}`                   | reloads when `build` is not the build it was served by (a rebuild happened before it connected, or the server restarted) |
  * | `reload` | `{build, files}`            | reloads (a rebuild succeeded, or failed: the overlay shows) |
+ * | `request` | `{id, method, path, status, time, lines}` | the request panel (requests.ts) lists a request the app answered |
  * | `css`    | `{build, files, urls}`      | swaps each same-origin `<link rel=stylesheet>` whose path, decoded, is in `urls` (also once its fingerprint `.1a2b3c4d` is taken out) for that path with a cache-busting query, without reloading |
  *
  * `build` is `<server instance>:<rebuild number>`; `files` are the changed paths relative to the
@@ -19,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PANEL_SCRIPT } from './requests.js';
 
 /** The path of the event stream. */
 export const EVENTS_PATH = '/__/dev/events';
@@ -61,7 +63,7 @@ export const CLIENT_SCRIPT = `
       link.after(next);
     }
   });
-})();
+${PANEL_SCRIPT}})();
 `;
 
 /** The CSP source of the client script. */
@@ -160,7 +162,7 @@ export class ReloadChannel {
   }
 
   /** Sends an event to every open stream. */
-  send(event: 'reload' | 'css', data: Record<string, unknown>): void {
+  send(event: 'reload' | 'css' | 'request', data: object): void {
     const text = frame(event, data);
     for (const c of this.#clients) c.write(text);
   }

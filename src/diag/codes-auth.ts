@@ -22,5 +22,7 @@ export const AUTH_CODES = {
   LW_AUTH_PROFILE_EXISTS: 'A script made a second profile of one user in one container (or a second top-level profile): 409; change the existing profile instead.',
   LW_AUTH_REQUIRED: 'A page or script of an auth: required area was asked for by a visitor who is not signed in: a page is sent to /auth/, a JSON client gets 401.',
   LW_AUTH_DEV_USERS: 'laneway serve refused the development sign-in: LANEWAY_AUTH_DEV_USERS is set without --dev, cannot be read, or the app names a provider dev.',
+  LW_AUTH_DATA_BROWSER: 'The production data browser cannot be enabled: LANEWAY_DATA_BROWSER_SECRET is set but too short, the app has no users, or its role (LANEWAY_DATA_BROWSER_ROLE) is not declared in /👤.yaml.',
+  LW_AUTH_DATA_BROWSER_DENIED: 'The production data browser refused a visitor: not signed in, without its role, or without the secret given (403).',
   LW_AUTH_DEV_SIGNIN: 'A warning of laneway serve --dev: the development sign-in is on, and anyone who reaches the server may sign in as a test user (or the app has no users to sign in).',
 } as const;

@@ -65,7 +65,8 @@ function openEvents(port: number): Promise<EventStream> {
           buffer = buffer.slice(end + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event !== undefined && data !== undefined) events.push({ event, data: JSON.parse(data) });
+          // The request panel's events (one per answer, src/dev/requests.ts) are not rebuilds: left out.
+          if (event !== undefined && event !== 'request' && data !== undefined) events.push({ event, data: JSON.parse(data) });
         }
         for (const w of [...waiters]) w();
       });

@@ -1,4 +1,5 @@
 import type { ChosenOptions } from '../definitions/options.js';
+import type { DataBrowserAccess } from '../request/data-browser.js';
 import type { BuildCache } from './build-cache.js';
 
 /** What the embedding code (the CLI, tests, benchmarks) chooses when it loads an app. */
@@ -14,4 +15,11 @@ export interface AppOptions extends ChosenOptions {
    * the app does not load with it.
    */
   strict?: boolean;
+  /**
+   * The data browser in production (docs/data-browser.md "In production"), at `/__/data/`: the
+   * secret visitors give once, and the role they must hold. The CLI reads them from
+   * `LANEWAY_DATA_BROWSER_SECRET` and `LANEWAY_DATA_BROWSER_ROLE`. Ignored in development mode,
+   * which has its own browser.
+   */
+  dataBrowser?: DataBrowserAccess;
 }

@@ -326,7 +326,7 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
       const mode = auth.enabled ? auth.modeFor(path) : 'none';
       const own = data !== undefined && auth.enabled && (!ready || mode === 'required');
       const gate = own ? signInGate(mode, data) : undefined;
-      if (gate) route.signIn = gate;
+      if (gate && !route.signIn) route.signIn = gate;
       if (mount !== undefined && (mounted || own)) route.mount = { prefix: mount, pages: new WeakMap() };
       if (signIn !== undefined) route.parentSignIn = signInGate('required', signIn.data, { page: signIn.page, prefix: mount ?? '' });
       return routeEndpoint(route);
@@ -460,6 +460,20 @@ function buildWith(session: BuildSession | undefined, rootDir: string, options: 
     if (data) entries.push(...builtInRoutes(data));
     // Development only: the data browser (request/data-browser.ts), as a file of the root area.
     if (data && opts.dev) entries.push(...dataBrowserRoutes(data, ctx, (e) => routed(e, e.file, false, true, auth.enabled ? { permissions: endpointPermissions({ file: e.file, as: [] }, [], data, auth, paramModel) } : {})));
+    // Production, when the operator switched it on: behind the sign-in, a role and a secret (request/data-browser.ts).
+    const access = options.dataBrowser;
+    if (access && !opts.dev && mount === undefined) {
+      const problem =
+        access.secret.length < 32
+          ? 'LANEWAY_DATA_BROWSER_SECRET is shorter than 32 characters: make it long and random (openssl rand -base64 32)'
+          : !auth.enabled || !data
+            ? 'the app has no users (/👤.yaml): the production data browser is for a signed-in user who holds its role'
+            : !auth.roles.has(access.role)
+              ? `its role ${access.role} (LANEWAY_DATA_BROWSER_ROLE) is not declared in /👤.yaml (the roles are ${[...auth.roles.keys()].join(', ')})`
+              : undefined;
+      if (problem !== undefined) diagnostics.error('LW_AUTH_DATA_BROWSER', `the production data browser cannot be enabled: ${problem}; or unset LANEWAY_DATA_BROWSER_SECRET`, '/👤.yaml');
+      else if (data) entries.push(...dataBrowserRoutes(data, ctx, (e) => routed(e, e.file, false, true, { signIn: signInGate('required', data), permissions: endpointPermissions({ file: e.file, as: [] }, [], data, auth, paramModel) }), access));
+    }
     reportConflicts(entries, diagnostics);
     checkMountRoutes(mountSpecs, entries, diagnostics);
     // The redirect of a nested site's index goes to its own /d/ (written for the mount like its other redirects).
