@@ -318,8 +318,8 @@ function compileScriptEndpoint(
   const mailRule = writes ? limiter?.rule('emails', base.pattern) : undefined;
   const appMailRule = writes ? limiter?.rule('app-emails') : undefined;
   // Upload addresses (`newPutUrl`) count against `uploads` when a script makes them; asked only of a
-  // request that made one (the PUT then counts only its bytes: built-in.ts).
-  const uploadRule = data ? limiter?.rule('uploads') : undefined;
+  // request of an app with image fields that made one (the PUT then counts only its bytes: built-in.ts).
+  const uploadRule = data?.imageFields.size ? limiter?.rule('uploads') : undefined;
   return {
     ...base,
     kind: 'script',
