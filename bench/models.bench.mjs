@@ -8,10 +8,16 @@
 //   create POST /items  validation, insert, commit, 302, vs a bare handler doing the same insert.
 //                      Target ≥ 0.6×. Runs are counted (a fixed number of POSTs sized to last
 //                      about BENCH_SECONDS) rather than cut off by time: see loadPost().
+//   limits POST /items  the same create with the fixture's limit of writes checked vs a copy of
+//                      the app with `writes: off` (both Laneway, on the same data): server CPU
+//                      µs per request, the median of the paired runs. Target: the check costs
+//                      ≤ 5 %. BENCH_MODELS=limits runs only this (and the check alone, below).
 // In-process micro-benchmark, on both engines:
 //   lookup the query layer's point lookup (what `Item.get(id)` asks of the store: a read session's
 //          select() with id = ?, limit 1, rows decoded) vs a raw prepared statement. Target ≤ 1.3×
 //          (ns/op, layer ÷ raw). An informational third line shows where the difference lies.
+//   check  (SQLite, informational) a write transaction inserting a record with and without the
+//          limit's counter upsert and read: the check's µs alone.
 //
 // PostgreSQL is the tests' server (test/support/postgres.ts, loaded through tsx): when it cannot
 // start (no binaries), the PostgreSQL scenarios are skipped with a line saying why.
@@ -19,7 +25,7 @@
 // aside) and bytes; POSTs must have stored their record, and a refused value must answer 422 on
 // both; after the POST runs, the rows stored must equal the 302s counted. Four HTTP scenarios of
 // about 22 s each, plus about 15 s of lookups: about 2 minutes.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,8 +34,8 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { loadApp } from '../dist/app/index.js';
-import { AppStore } from '../dist/store/index.js';
-import { BENCH_DIR, WORKLOAD, checkTarget, compare, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
+import { AppStore, CounterStore } from '../dist/store/index.js';
+import { BENCH_DIR, WORKLOAD, checkTarget, compare, cpuMicros, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
 
 const APP = join(BENCH_DIR, 'fixtures', 'models-app');
 const LANEWAY = join(BENCH_DIR, 'servers', 'laneway-data.mjs');
@@ -40,6 +46,10 @@ const POST_BODY = 'name=Bench+item&price=42';
 const TARGET_LIST = 0.7;
 const TARGET_CREATE = 0.6;
 const TARGET_LOOKUP = 1.3;
+/** The limit of writes may cost at most this much CPU per create (bench/README.md "Limits per visitor"). */
+const TARGET_LIMIT_COST = 0.05;
+/** BENCH_MODELS=limits: only the scenario of the limit's cost (on both engines). */
+const ONLY_LIMITS = process.env.BENCH_MODELS === 'limits';
 /** Records seeded before timing (the list shows the first 100 in creation order). */
 const SEEDED = 120;
 /** Records of the lookup database; the time of one lookup batch, and batches per variant (many short
@@ -83,7 +93,8 @@ function post(port, path, body) {
  * run ends by closing its connections with requests in flight, and Laneway does not survive that
  * on a write (see "Known problem" in README.md).
  */
-async function loadPost(port, amount) {
+async function loadPost(port, amount, pid) {
+  const cpuBefore = pid === undefined ? null : cpuMicros(pid);
   // autocannon ends a counted run on its next 1-second tick: the time is taken here, from the
   // start to the last response.
   let answered = 0;
@@ -113,7 +124,10 @@ async function loadPost(port, amount) {
     throw new Error(`POST ${PATH}: ${result.errors} errors, ${result.timeouts} timeouts, statuses ${statuses.join(', ') || 'none'}, ${redirects} of ${amount} answered 302`);
   }
   const seconds = (last - start) / 1000;
-  return { rps: amount / seconds, p99: result.latency.p99, redirects, seconds };
+  const cpuAfter = pid === undefined ? null : cpuMicros(pid);
+  // Server CPU µs per request (its process alone; null when unknown), as lib.mjs load().
+  const cpu = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / amount;
+  return { rps: amount / seconds, p99: result.latency.p99, redirects, seconds, cpu };
 }
 
 const median = (xs) => {
@@ -128,8 +142,9 @@ const median = (xs) => {
  */
 async function comparePost(name, a, b) {
   let redirects = 0;
+  const pids = new Map([a, b].map((s) => [s.port, s.pid]));
   const run = async (port, amount) => {
-    const r = await loadPost(port, Math.max(200, 4 * WORKLOAD.connections, Math.round(amount)));
+    const r = await loadPost(port, Math.max(200, 4 * WORKLOAD.connections, Math.round(amount)), pids.get(port));
     redirects += r.redirects;
     return r;
   };
@@ -149,11 +164,46 @@ async function comparePost(name, a, b) {
     await timed(a, runs.a);
     await timed(b, runs.b);
   }
-  const side = (s, rs) => ({ label: s.label, rps: median(rs.map((r) => r.rps)), runs: rs.map((r) => Math.round(r.rps)), p99: median(rs.map((r) => r.p99)) });
+  const side = (s, rs) => ({ label: s.label, rps: median(rs.map((r) => r.rps)), runs: rs.map((r) => Math.round(r.rps)), p99: median(rs.map((r) => r.p99)), cpu: rs.every((r) => r.cpu !== null) ? median(rs.map((r) => r.cpu)) : null, cpuRuns: rs.map((r) => (r.cpu === null ? '?' : r.cpu.toFixed(0))) });
   const baseline = side(a, runs.a);
   const candidate = side(b, runs.b);
   const seconds = [...runs.a, ...runs.b].map((r) => r.seconds.toFixed(1));
-  return { name, baseline, candidate, ratio: candidate.rps / baseline.rps, redirects, seconds };
+  const cpuRatio = baseline.cpu !== null && candidate.cpu !== null ? baseline.cpu / candidate.cpu : null;
+  // The CPU ratio of each round's two neighbouring runs, then the median: a pair shares the
+  // machine's load of the moment (as compareLookups).
+  const cpuPaired = cpuRatio === null ? null : median(runs.a.map((r, i) => r.cpu / runs.b[i].cpu));
+  return { name, baseline, candidate, ratio: candidate.rps / baseline.rps, cpuRatio, cpuPaired, redirects, seconds };
+}
+
+/**
+ * The cost of the limit of writes (bench/README.md "Limits per visitor"): the create of `laneway`
+ * (the fixture's `writes: 1000000000/minute`, checked on every POST) against the same app with
+ * `writes: off`, both on the same data. Reported as CPU µs per request of each server process and
+ * their ratio; target: the check costs at most 5 % (TARGET_LIMIT_COST).
+ */
+async function limitScenario(engine, laneway) {
+  const dir = await mkdtemp(join(tmpdir(), 'laneway-bench-models-off-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  await cp(APP, dir, { recursive: true });
+  await writeFile(join(dir, '🎛.yaml'), 'name: Models bench\nlimits:\n  writes: off\n');
+  const off = await startServer(LANEWAY, [dir, engine.where]);
+  try {
+    const before = await engine.total();
+    const r = await comparePost(
+      `${engine.name}: create, POST ${PATH}, the limit of writes checked vs \`writes: off\``,
+      { label: 'writes: off', port: off.port, pid: off.pid },
+      { label: 'limit checked', port: laneway.port, pid: laneway.pid },
+    );
+    const stored = (await engine.total()) - before;
+    if (stored !== r.redirects) throw new Error(`${engine.name}: ${r.redirects} POSTs answered 302 but ${stored} records were stored`);
+    report(r);
+    const cost = r.cpuPaired === null ? null : 1 / r.cpuPaired - 1;
+    console.log(`  CPU µs/req of the runs: writes off ${r.baseline.cpuRuns.join(', ')}; limit checked ${r.candidate.cpuRuns.join(', ')}`);
+    console.log(`  the check's cost: ${cost === null ? 'unknown (no CPU figures)' : `${(cost * 100).toFixed(1)} % CPU per request (median of the paired runs)`}${cost !== null && cost <= TARGET_LIMIT_COST ? ` ≤ ${TARGET_LIMIT_COST * 100} % ✓` : ' (above target)'}; req/s ratio ${r.ratio.toFixed(3)}×\n`);
+    verdict(`${engine.name} limit cost`, cost !== null && cost <= TARGET_LIMIT_COST);
+  } finally {
+    await off.stop();
+  }
 }
 
 function verdict(name, ok) {
@@ -237,6 +287,7 @@ async function httpScenarios(engine) {
     await checkCreate(engine, bare, laneway);
     console.log(`${engine.name}: ${SEEDED} records seeded; GET ${PATH} is ${res.body.length} B of JSON (100 records), byte-equal; POST ${PATH} checked (302, record stored; 422 on a bad price)\n`);
 
+    if (ONLY_LIMITS) return await limitScenario(engine, laneway);
     const list = await compare(
       `${engine.name}: list, GET ${PATH} (query of 100 records + map → JSON)`,
       { label: 'bare node:http', port: bare.port, path: PATH },
@@ -249,14 +300,15 @@ async function httpScenarios(engine) {
     const before = await engine.total();
     const create = await comparePost(
       `${engine.name}: create, POST ${PATH} (${POST_BODY}: validation, insert, commit, 302)`,
-      { label: 'bare node:http', port: bare.port },
-      { label: 'laneway', port: laneway.port },
+      { label: 'bare node:http', port: bare.port, pid: bare.pid },
+      { label: 'laneway', port: laneway.port, pid: laneway.pid },
     );
     const stored = (await engine.total()) - before;
     if (stored !== create.redirects) throw new Error(`${engine.name}: ${create.redirects} POSTs answered 302 but ${stored} records were stored`);
     report(create, TARGET_CREATE);
     console.log(`  (${create.redirects.toLocaleString('en-US')} POSTs, each answered 302 and stored; timed runs lasted ${create.seconds.join(', ')} s)\n`);
     verdict(`${engine.name} create`, create.ratio >= TARGET_CREATE);
+    await limitScenario(engine, laneway);
   } finally {
     await Promise.all([laneway.stop(), bare.stop()]);
   }
@@ -400,6 +452,39 @@ async function lookupPostgres(schema, server) {
   }
 }
 
+/**
+ * The limit's check alone on SQLite, in-process (informational, steadier than HTTP on a loaded
+ * machine): inside one open write transaction, what the create's check runs (the counter's upsert
+ * and read, src/store/counters.ts) against the create's own insert, in alternating batches.
+ */
+async function limitCheckSqlite(schema) {
+  const dir = await mkdtemp(join(tmpdir(), 'laneway-bench-check-'));
+  const store = await AppStore.open(schema, { dataDir: dir });
+  let tx;
+  try {
+    const counters = new CounterStore(store.engine);
+    await counters.ensure();
+    const insert = `INSERT INTO "lw_Item" ("id", "created", "modified", "container", "f_name", "f_price") VALUES (?, ?, ?, NULL, ?, ?)`;
+    tx = await store.engine.begin();
+    const now = Date.now();
+    const w = { kind: 'writes', visitor: 'addr:127.0.0.1', start: now - (now % 60_000), expires: now - (now % 60_000) + 60_000 };
+    let n = 0;
+    const variants = [
+      () => (tx.run(insert, [`check-${++n}`, n, n, 'Bench item', 42]), 1),
+      () => counters.hit(w, 1, tx),
+    ];
+    for (const v of variants) timeSync(v, LOOKUP_BATCH_MS);
+    const ns = [[], []];
+    for (let r = 0; r < LOOKUP_ROUNDS; r++) for (const [i, v] of variants.entries()) ns[i].push(timeSync(v, LOOKUP_BATCH_MS));
+    const [ins, check] = ns.map(median);
+    console.log(`SQLite: the limit's check alone (in-process, in one write transaction: the counter's upsert and read, vs the create's insert)\n  insert of the record  ${(ins / 1000).toFixed(2).padStart(7)} µs/op\n  the check             ${(check / 1000).toFixed(2).padStart(7)} µs/op  (median of ${LOOKUP_ROUNDS} batches each)\n`);
+  } finally {
+    await tx?.rollback();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** The tests' PostgreSQL server, or undefined (with the reason printed) when it cannot start. */
 async function startPostgresServer() {
   try {
@@ -421,8 +506,9 @@ try {
   const server = await startPostgresServer();
   if (server) await httpScenarios(await postgresEngine(server));
   const schema = loadApp(APP).data.schema;
-  await lookupSqlite(schema);
-  if (server) await lookupPostgres(schema, server);
+  await limitCheckSqlite(schema);
+  if (!ONLY_LIMITS) await lookupSqlite(schema);
+  if (server && !ONLY_LIMITS) await lookupPostgres(schema, server);
   if (sink === 0.5) console.log(''); // keeps the looked-up values alive
   console.log(failures.length ? `targets missed: ${failures.join(', ')}` : 'every target met');
 } finally {

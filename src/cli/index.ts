@@ -127,7 +127,8 @@ only with --accept. Back up the data first (docs/data.md).
 
   --images   on PostgreSQL: also copy the uploaded images of the images directory
              ($LANEWAY_IMAGES_DIR, else the data directory's images/) into the database,
-             where they are kept by default (docs/images.md); safe to run again`,
+             where they are kept by default (docs/images.md), and those of each nested
+             site (DIR/<namespace>) into its schema; safe to run again`,
   new: NEW_HELP,
   add: ADD_HELP,
   routes: `Usage: laneway routes DIR [--json]
@@ -414,10 +415,12 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         io.err('laneway migrate: --images copies images into a PostgreSQL database (--database postgres://…); on SQLite they stay in the images directory');
         exit = 1;
       } else {
-        if (!done) io.out('images: the app has no image fields; nothing to copy');
-        else {
-          io.out(`images: ${done.copied} copied from ${done.from} into the database, ${done.present} there already`);
-          if (done.missing.length) io.err(`laneway migrate: images: ${done.missing.length} named by the image table are in neither place: ${done.missing.slice(0, 10).join(', ')}${done.missing.length > 10 ? ', …' : ''}`);
+        if (!done.length) io.out('images: the app has no image fields; nothing to copy');
+        // One line per site with image fields: the app's, then each nested site's (by its mount path).
+        for (const { site, namespace, result } of done) {
+          const what = site === '/' ? 'images' : `images of ${site} (namespace ${namespace})`;
+          io.out(`${what}: ${result.copied} copied from ${result.from} into the database, ${result.present} there already`);
+          if (result.missing.length) io.err(`laneway migrate: ${what}: ${result.missing.length} named by the image table are in neither place: ${result.missing.slice(0, 10).join(', ')}${result.missing.length > 10 ? ', …' : ''}`);
         }
       }
       await closeAppData(app);

@@ -8,7 +8,8 @@
  *   processed by either and served by both, with the same bytes and ETag, 304 and ranges; neither
  *   writes an image file;
  * - `laneway migrate --images` copies the image files of before into the database, after which
- *   they are served with the directory gone.
+ *   they are served with the directory gone; with a nested site, its images too (from its own
+ *   directory into its own schema), one line per site.
  *
  * Needs `npm run build` (bin/laneway). The timings printed (test diagnostics) are for
  * docs/deploy.md; nothing here depends on them.
@@ -231,5 +232,67 @@ describe('laneway migrate --images', () => {
     const sqlite = spawnSync(process.execPath, [BIN, 'migrate', app, '--data', temporaryDir('laneway-images-sqlite-'), '--images'], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' } });
     assert.equal(sqlite.status, 1);
     assert.match(sqlite.stderr, /--images copies images into a PostgreSQL database/);
+  });
+
+  it('copies the images of a nested site too, from its own directory into its own schema, one line per site', async () => {
+    const url = await (await startPostgres()).createDatabase();
+    const base = temporaryDir('laneway-images-nested-');
+    writeApp(APP, join(base, 'shop'));
+    const app = writeApp({ ...APP, '🔌shop.yaml': 'source: ../shop\nnamespace: shop-data\n' }, join(base, 'site'));
+    const data = temporaryDir('laneway-images-nested-data-');
+    const imagesDir = join(data, 'images');
+    const before = await serve(app, ['--workers', '1', '--data', data], { DATABASE_URL: url, LANEWAY_IMAGES_DIR: imagesDir });
+    const ids: Record<string, string> = {};
+    const bodies: Record<string, Buffer> = {};
+    try {
+      const v = new TestVisitor(before.port);
+      // Two images in the site, one in the nested site.
+      for (const [name, prefix] of [['site1', ''], ['site2', ''], ['shop', '/shop']] as const) {
+        const asked = await v.post(`${prefix}/newImageUrl`, {}, { Accept: 'application/json' });
+        assert.equal(asked.status, 200, asked.text);
+        const uploadUrl = JSON.parse(asked.text).url as string;
+        const target = uploadUrl.startsWith(`${prefix}/`) ? uploadUrl : prefix + uploadUrl;
+        ids[name] = /\/([A-Za-z0-9_-]{22})\./.exec(uploadUrl)![1]!;
+        assert.equal((await v.request('PUT', target, await noisyPng(40, 30), { 'Content-Type': '' })).status, 200);
+        assert.equal((await v.post(`${prefix}/store`, { url: uploadUrl }, { Accept: 'application/json' })).status, 200);
+        bodies[name] = (await until(async () => {
+          const r = await before.get(`${prefix}/__/images/${ids[name]}`);
+          return r.status === 200 ? r : undefined;
+        }, `the image ${name} processed into the directory`)).body;
+      }
+    } finally {
+      await before.stop();
+    }
+    assert.equal(imageFilesIn(join(imagesDir, 'shop-data')).length, 1, 'the nested site has a directory of its own');
+
+    const run = () => spawnSync(process.execPath, [BIN, 'migrate', app, '--data', data, '--database', url, '--images'], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LANEWAY_IMAGES_DIR: imagesDir, NO_COLOR: '1' } });
+    const first = run();
+    assert.equal(first.status, 0, first.stderr);
+    const lines = first.stdout.split('\n').filter((l) => l.startsWith('images'));
+    assert.equal(lines.length, 2, first.stdout);
+    assert.match(lines[0]!, /^images: 2 copied from .*images into the database, 0 there already$/);
+    assert.match(lines[1]!, /^images of \/shop \(namespace shop-data\): 1 copied from .*images\/shop-data into the database, 0 there already$/);
+    assert.match(run().stdout, /images of \/shop \(namespace shop-data\): 0 copied from .* 1 there already/, 'safe to run again');
+    // In the nested site's own schema.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`SELECT count(*)::int AS n FROM "lw_shop_data"."lw__image_object" WHERE "key" LIKE 'r/%'`);
+      assert.equal(rows[0].n, 1);
+    } finally {
+      await client.end();
+    }
+
+    rmSync(imagesDir, { recursive: true, force: true });
+    const after = await serve(app, ['--workers', '1', '--data', data], { DATABASE_URL: url });
+    try {
+      for (const [name, prefix] of [['site1', ''], ['site2', ''], ['shop', '/shop']] as const) {
+        const served = await after.get(`${prefix}/__/images/${ids[name]}`);
+        assert.equal(served.status, 200, `${name}: ${served.text}`);
+        assert.deepEqual(served.body, bodies[name]);
+      }
+    } finally {
+      await after.stop();
+    }
   });
 });

@@ -195,7 +195,7 @@ const LIMITED: Readonly<Record<string, string>> = {
   emails: 'Too many messages were sent from here',
   'app-emails': 'This site has sent as many messages as it may for now',
   'sign-ins': 'Too many sign-ins were started from here',
-  uploads: 'Too many images were uploaded from here',
+  uploads: 'Too many image uploads were started from here',
   'upload-mb': 'Too many bytes of images were uploaded from here',
   streams: 'Too many live connections were opened from here',
 };

@@ -79,11 +79,32 @@ export function pingStores(app: App): Array<Promise<unknown>> {
   return checks;
 }
 
+/** What `laneway migrate --images` did for one site: the app (`/`) or a nested site (its mount path). */
+export interface SiteImagesImport {
+  /** `/` for the app, the mount path of a nested site (`/store`, `/store/blog`). */
+  site: string;
+  namespace?: string;
+  result: NonNullable<Awaited<ReturnType<AppData['importImages']>>>;
+}
+
 /**
- * `laneway migrate --images`: copies the app's image files into its PostgreSQL database
- * (docs/images.md "Where the images are"); undefined when the app has no image fields.
+ * `laneway migrate --images`: copies the image files of the app and of each of its nested sites
+ * with image fields into its PostgreSQL database (docs/images.md "Where the images are"), site by
+ * site: a nested site's from its own directory (`images/<namespace>`) into its own schema. Empty
+ * when no site has image fields; 'not-postgres' when the stores are SQLite.
  */
-export async function importAppImages(app: App): Promise<Awaited<ReturnType<AppData['importImages']>> | 'not-postgres'> {
-  if (app.data?.store?.engine.dialect !== 'postgres') return 'not-postgres';
-  return app.data.importImages();
+export async function importAppImages(app: App): Promise<SiteImagesImport[] | 'not-postgres'> {
+  const sites: Array<{ site: string; namespace?: string; data: AppData }> = [];
+  const visit = (a: App, site: string, namespace: string | undefined): void => {
+    if (a.data?.store) sites.push({ site: site || '/', ...(namespace !== undefined && { namespace }), data: a.data });
+    for (const m of a.mounts) visit(m.app, site + m.prefix, m.namespace === undefined ? namespace : namespace === undefined ? m.namespace : `${namespace}-${m.namespace}`);
+  };
+  visit(app, '', undefined);
+  if (sites.some((s) => s.data.store!.engine.dialect !== 'postgres')) return 'not-postgres';
+  const done: SiteImagesImport[] = [];
+  for (const s of sites) {
+    const result = await s.data.importImages();
+    if (result) done.push({ site: s.site, ...(s.namespace !== undefined && { namespace: s.namespace }), result });
+  }
+  return done;
 }

@@ -35,10 +35,10 @@ async function answerImages(data: AppData, req: RequestInfo): Promise<Reply> {
   const images = data.images;
   if (!images) return notFound();
   const length = req.headers['content-length'];
-  // The limits of uploads (docs/security.md "Limits per visitor"): the number, then the bytes.
-  const uploads = data.limiter.rule('uploads');
+  // The limit of uploaded bytes (docs/security.md "Limits per visitor"). Their number counted when
+  // the script made the address (`newPutUrl`, endpoints.ts): an address takes one PUT.
   const bytes = data.limiter.rule('upload-mb');
-  const admit = async (size: number): Promise<Reply | undefined> => (uploads && (await checkLimit(data.limiter, uploads, req))) || (bytes && (await checkLimit(data.limiter, bytes, req, size))) || undefined;
+  const admit = bytes && ((size: number) => checkLimit(data.limiter, bytes, req, size));
   const a = await images.answer(req.method, req.path, new URLSearchParams(req.query), length === undefined ? undefined : Number(length), (limit) => req.readBody(limit), undefined, admit);
   if ('refused' in a) return a.refused;
   if ('error' in a) return { type: 'error', status: a.status, code: 'LW_IMAGE_STORE', message: a.error, ...(a.headers && { headers: a.headers }) };

@@ -331,6 +331,9 @@ function compileScriptEndpoint(
   const writeRule = writes ? limiter?.rule('writes', base.pattern) : undefined;
   const mailRule = writes ? limiter?.rule('emails', base.pattern) : undefined;
   const appMailRule = writes ? limiter?.rule('app-emails') : undefined;
+  // Upload addresses (`newPutUrl`) count against `uploads` when a script makes them; asked only of a
+  // request of an app with image fields that made one (the PUT then counts only its bytes: built-in.ts).
+  const uploadRule = data?.imageFields.size ? limiter?.rule('uploads') : undefined;
   return {
     ...base,
     kind: 'script',
@@ -345,6 +348,30 @@ function compileScriptEndpoint(
 
   /** The answer of a run without a transaction, with what it does for the visitor. */
   function finish(req: RequestInfo, scope: RequestScope, outcome: RunOutcome): Reply | Promise<Reply> {
+    const urls = uploadRule ? scope.uploadUrls() : 0;
+    if (urls) return countUploadUrls(req, scope, outcome, urls);
+    return settle(req, scope, outcome);
+  }
+
+  /** A run without a transaction that made upload addresses: counted (in a transaction of its own on SQLite), and refused over the limit. */
+  async function countUploadUrls(req: RequestInfo, scope: RequestScope, outcome: RunOutcome, urls: number): Promise<Reply> {
+    if (isSuccess(answerOf(req, outcome))) {
+      let over: Reply | undefined;
+      try {
+        over = await checkLimit(limiter!, uploadRule!, req, urls);
+      } catch (e) {
+        scope.takeEffects();
+        return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message);
+      }
+      if (over) {
+        scope.takeEffects();
+        return over;
+      }
+    }
+    return settle(req, scope, outcome);
+  }
+
+  function settle(req: RequestInfo, scope: RequestScope, outcome: RunOutcome): Reply | Promise<Reply> {
     const effects = scope.takeEffects();
     const answer = answerOf(req, outcome);
     if (!effects && !scope.visitorTouched()) return reply(req, answer, outcome);
@@ -416,6 +443,12 @@ function compileScriptEndpoint(
     if (problem) {
       await tx.writer.rollback();
       return failEffects(req, problem);
+    }
+    // The upload addresses it made, against `uploads`: over the limit, nothing is written.
+    const urls = uploadRule ? scope.uploadUrls() : 0;
+    if (urls) {
+      const over = await limited(req, uploadRule!, urls, tx.writer);
+      if (over) return over;
     }
     // E-mail joins the outbox in the request's transaction: sent only if the request commits.
     const mails = (effects?.emails.length ?? 0) + (effects?.notifications.length ?? 0);

@@ -6,8 +6,10 @@
  * - write scripts count in their transaction, and their e-mail before it is queued
  *   (endpoints.ts `runInTransaction`);
  * - event streams count in the transaction of their body, before it runs (events.ts);
- * - sign-in starts and image uploads count in their built-in endpoints (built-in.ts), each in a
- *   transaction of its own on SQLite.
+ * - upload addresses (`newPutUrl`) count once the script that made them ran, in its transaction
+ *   (endpoints.ts), or in one of their own for a GET script;
+ * - sign-in starts and the bytes of uploads count in their built-in endpoints (built-in.ts), each
+ *   in a transaction of its own on SQLite.
  *
  * No step of the pipeline (pipeline.ts) is needed: each kind counts where its request writes
  * anyway, so that on SQLite the count costs no write transaction of its own.

@@ -332,6 +332,11 @@ export class RequestScope {
     return this.#visitor !== undefined && this.#visitor !== null;
   }
 
+  /** The upload addresses the request's scripts made (`newPutUrl`), to count against `uploads`. */
+  uploadUrls(): number {
+    return this.#data?.uploadUrls ?? 0;
+  }
+
   /** What the request's scripts asked for besides their answer (messages, cookies, e-mail); taken once. */
   takeEffects(): RequestEffects | undefined {
     return this.#budget ? takeEffects(this.#budget) : undefined;

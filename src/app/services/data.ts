@@ -76,6 +76,8 @@ export interface DataRequest {
   containers: Record<string, string>;
   /** Uploads stored in image fields by this request (attached in its transaction). */
   images?: Set<string>;
+  /** Upload addresses this request made (`newPutUrl`): counted against `uploads` once it ran (docs/security.md "Limits per visitor"). */
+  uploadUrls?: number;
   /** Users: the signed-in user's id (null: a visitor); undefined where users do not apply. */
   user?: string | null;
   /** Users: the endpoint file (its directory's 👤.yaml scope) and the roles it runs as (`👤: {as}`). */
@@ -590,7 +592,10 @@ export class AppData {
       readForm: (formKey, validate) => this.#readForm(String(formKey), null, validate === true, false),
       imageUploadUrl: (model, field) => {
         if (!this.images) throw storeNotOpen();
-        return this.images.putUrl(String(model), String(field));
+        const url = this.images.putUrl(String(model), String(field));
+        const req = this.#request();
+        req.uploadUrls = (req.uploadUrls ?? 0) + 1;
+        return url;
       },
     };
   }
