@@ -8,7 +8,7 @@ import type { ANSWER } from './channel.js';
 export interface RealmHost {
   /** A wall clock in milliseconds (performance.now). */
   now(): number;
-  /** The calling thread's CPU time in milliseconds (realm.ts threadCpuMs). */
+  /** The process's CPU time in milliseconds. */
   cpu(): number;
   /** The text of a script's arrow function, by the id generated code marks it with. */
   source(id: number): string | undefined;

@@ -16,7 +16,6 @@
  *   crossing back unwraps it, so suppliers keep their identity between scripts.
  */
 import vm from 'node:vm';
-import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { LanewayError, type Code } from '../diag/index.js';
 import { BARE, WebSafe, bare, slots } from '../shared/index.js';
@@ -122,35 +121,10 @@ export interface Realm {
 
 let realm: Realm | undefined;
 
-/**
- * CPU time of the calling thread in milliseconds: the budget's second clock, read only once the
- * wall clock says a budget may be spent (and every 1,024 rows of a view). It is the main thread's
- * own time from /proc/thread-self/schedstat (nanoseconds), so the compression, file and GC threads
- * of a loaded server are not charged to the request that happens to be running; where /proc is not
- * there it falls back to the whole process's time, which can only overstate.
- */
-export function threadCpuMs(): number {
-  if (schedstat === undefined) schedstat = openSchedstat();
-  if (schedstat !== null) {
-    try {
-      const n = fs.readSync(schedstat, schedBuf, 0, schedBuf.length, 0);
-      const end = schedBuf.indexOf(32);
-      if (n > 0 && end > 0) return Number(schedBuf.toString('latin1', 0, end)) / 1e6;
-    } catch {
-      schedstat = null;
-    }
-  }
+/** CPU time of the whole process in milliseconds (user + system): the budget's second clock. */
+function processCpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
-}
-let schedstat: number | null | undefined;
-const schedBuf = Buffer.alloc(96);
-function openSchedstat(): number | null {
-  try {
-    return fs.openSync('/proc/thread-self/schedstat', 'r');
-  } catch {
-    return null;
-  }
 }
 
 /** The file name of a script's generated code in stack frames. */
@@ -229,7 +203,7 @@ export class ScriptBudget {
 
   /**
    * Meters host work done for the request (a view rendering a long section): called every so
-   * often, it charges the thread's CPU time since the first call of the same synchronous stretch
+   * often, it charges the process CPU time since the first call of the same synchronous stretch
    * (a stretch ends when the current microtasks have run) and throws the CPU limit, as a 503
    * LanewayError, once the request's scripts and host work together pass the budget; and the
    * memory limit once the output (`outputLength` characters) passes the memory allowance.
@@ -243,7 +217,7 @@ export class ScriptBudget {
       kit.kill(this.realm, 'LW_SCRIPT_MEMORY_LIMIT', message);
       throw new OutputLimitError('LW_SCRIPT_MEMORY_LIMIT', `view: ${message}`, { status: 503 });
     }
-    const now = threadCpuMs();
+    const now = processCpuMs();
     if (this.#stretch === undefined) {
       queueMicrotask(() => {
         this.#stretch = undefined;
@@ -275,7 +249,7 @@ export function getRealm(): Realm {
   const boot = vm.runInContext(REALM_SOURCE, context, { filename: 'laneway:realm' }) as (host: RealmHost) => RealmKit;
   const kit = boot({
     now: () => performance.now(),
-    cpu: threadCpuMs,
+    cpu: processCpuMs,
     source: (id: number) => sources[id],
     frame: (file: string, line: number, column: number) => {
       const name = file.slice(SCRIPT_SCHEME.length);
