@@ -142,13 +142,7 @@ export function checkModelUse(program: AnyNode, imports: readonly ImportedName[]
       const model = modelOf(node.callee as AnyNode);
       if (model) error('LW_MODEL_READ_ONLY', node, `${rules.readOnly} cannot create records (new ${model}): write from a POST, PUT or DELETE script`);
     }
-    for (const key of Object.keys(node)) {
-      if (key === 'type' || key === 'start' || key === 'end' || key === 'loc') continue;
-      const v = node[key];
-      if (Array.isArray(v)) {
-        for (const c of v) if (isNode(c)) visit(c, node);
-      } else if (isNode(v)) visit(v, node);
-    }
+    eachChild(node, (c) => visit(c, node));
   };
   visit(program, undefined);
   // `new Task().titel('x')` is reported above, as a setter.
@@ -158,6 +152,17 @@ export function checkModelUse(program: AnyNode, imports: readonly ImportedName[]
 
 function isNode(v: unknown): v is AnyNode {
   return v !== null && typeof v === 'object' && typeof (v as AnyNode).type === 'string';
+}
+
+/** Calls `f` on each child node of `node` (`skip` names keys to leave out), in source order. */
+function eachChild(node: AnyNode, f: (child: AnyNode) => void, skip?: (key: string) => boolean): void {
+  for (const key of Object.keys(node)) {
+    if (skip?.(key)) continue;
+    const v = node[key];
+    if (Array.isArray(v)) {
+      for (const c of v) if (isNode(c)) f(c);
+    } else if (isNode(v)) f(v);
+  }
 }
 
 /** Every name a declaration or parameter binds (imports aside). */
@@ -190,12 +195,7 @@ function declaredNames(program: AnyNode): Set<string> {
       if (node.id) bind(node.id as AnyNode);
     }
     if (node.type === 'CatchClause' && node.param) bind(node.param as AnyNode);
-    for (const key of Object.keys(node)) {
-      const v = node[key];
-      if (Array.isArray(v)) {
-        for (const c of v) if (isNode(c)) walk(c);
-      } else if (isNode(v)) walk(v);
-    }
+    eachChild(node, walk);
   };
   walk(program);
   return names;
@@ -365,12 +365,7 @@ function checkFieldReads(
     const varsIn = (node: AnyNode): void => {
       if (node.type === 'VariableDeclaration' && node.kind === 'var') for (const d of node.declarations as AnyNode[]) bindAll(d.id as AnyNode);
       if (node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression' || node.type === 'ClassExpression') return;
-      for (const key of Object.keys(node)) {
-        const v = node[key];
-        if (Array.isArray(v)) {
-          for (const c of v) if (isNode(c)) varsIn(c);
-        } else if (isNode(v)) varsIn(v);
-      }
+      eachChild(node, varsIn);
     };
     for (const s of statements) {
       if (s.type === 'VariableDeclaration' && s.kind !== 'var') for (const d of s.declarations as AnyNode[]) bindAll(d.id as AnyNode);
@@ -457,14 +452,8 @@ function checkFieldReads(
         walk(node.value as AnyNode, node, scope);
         return;
     }
-    for (const key of Object.keys(node)) {
-      if (key === 'type' || key === 'start' || key === 'end' || key === 'loc') continue;
-      if (node.type === 'MemberExpression' && key === 'property' && !node.computed) continue;
-      const v = node[key];
-      if (Array.isArray(v)) {
-        for (const c of v) if (isNode(c)) walk(c, node, scope);
-      } else if (isNode(v)) walk(v, node, scope);
-    }
+    const plainMember = node.type === 'MemberExpression' && !node.computed;
+    eachChild(node, (c) => walk(c, node, scope), plainMember ? (key) => key === 'property' : undefined);
   };
   const top: Scope = { names: new Map(), parent: undefined };
   hoist(program.body as AnyNode[], top, true);
@@ -500,12 +489,7 @@ function assignedNames(program: AnyNode): Set<string> {
   const walk = (node: AnyNode): void => {
     if (node.type === 'AssignmentExpression') for (const n of patternNames(node.left as AnyNode)) names.add(n);
     if (node.type === 'UpdateExpression' && (node.argument as AnyNode).type === 'Identifier') names.add((node.argument as AnyNode).name as string);
-    for (const key of Object.keys(node)) {
-      const v = node[key];
-      if (Array.isArray(v)) {
-        for (const c of v) if (isNode(c)) walk(c);
-      } else if (isNode(v)) walk(v);
-    }
+    eachChild(node, walk);
   };
   walk(program);
   return names;
