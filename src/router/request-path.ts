@@ -13,7 +13,27 @@ export type SplitPath =
   | { ok: true; segments: string[]; trailingSlash: boolean; key: string }
   | { ok: false; reason: string };
 
-const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~!$&'()*+,;=:@-]+(?:\.[A-Za-z0-9_~!$&'()*+,;=:@-]+)*\/?)*$/;
+/** The characters of a plain segment besides `.`: letters, digits and the sub-delimiters that need no escape. */
+const PLAIN_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_~!$&'()*+,;=:@-") PLAIN_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether a path (starting with `/`) is already canonical: only plain characters, segments not
+ * empty, and a `.` only between two plain characters (no `.`/`..` segments). One pass over the
+ * characters, never more: a regular expression for this shape backtracks, and a long path with a
+ * bad byte at its end then held the event loop for minutes (docs/security.md).
+ */
+function isPlainPath(raw: string): boolean {
+  let prev = 47; // the leading /
+  for (let i = 1; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 47 /* / */ || c === 46 /* . */) {
+      if (prev === 47 || prev === 46) return false;
+    } else if (c >= 128 || PLAIN_CHAR[c] !== 1) return false;
+    prev = c;
+  }
+  return prev !== 46;
+}
 
 /**
  * Splits the path part of a request target (no query). `key` is the canonical decoded form
@@ -23,7 +43,7 @@ export function splitPath(raw: string): SplitPath {
   if (raw.charCodeAt(0) !== 47 /* / */) return { ok: false, reason: 'the path must start with /' };
   // Fast path: plain ASCII paths with no escapes, no dot segments and no empty segments are
   // already canonical.
-  if (PLAIN_PATH.test(raw)) {
+  if (isPlainPath(raw)) {
     const trailingSlash = raw.length > 1 && raw.endsWith('/');
     const body = raw.slice(1, trailingSlash ? -1 : undefined);
     return { ok: true, segments: body === '' ? [] : body.split('/'), trailingSlash, key: raw };
