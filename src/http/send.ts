@@ -2,7 +2,7 @@
  * Writing a Reply to the socket: validators (ETag, Last-Modified → 304), content negotiation of
  * compressed variants, HEAD, and the headers every response carries.
  */
-import { createHash } from 'node:crypto';
+import { bodyDigest, strongEtag } from '../shared/index.js';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -289,7 +289,7 @@ export function sendBody(
   }
   if (options.etag && status === 200) {
     // A string is the body's ETag computed before (a cached page); true computes it here.
-    const etag = typeof options.etag === 'string' ? options.etag : '"' + createHash('sha1').update(body).digest('base64url') + '"';
+    const etag = typeof options.etag === 'string' ? options.etag : strongEtag(body);
     headers['ETag'] = etag;
     if (etagMatches(req.headers['if-none-match'], etag)) {
       delete headers['Content-Type'];
@@ -307,7 +307,7 @@ export function sendBody(
       if (tag !== undefined) headers['ETag'] = tag.slice(0, -1) + (encoding === 'br' ? '-br"' : '-gz"');
       // The same bytes compressed before (a page whose content has not changed) are sent again;
       // otherwise they are compressed on libuv's thread pool, off the event loop.
-      const key = `${encoding}:${tag ?? createHash('sha1').update(body).digest('base64url')}`;
+      const key = `${encoding}:${tag ?? bodyDigest(body)}`;
       const done = compressedBodies.get(key);
       if (done !== undefined) {
         compressedBodies.delete(key);

@@ -10,3 +10,4 @@ export { Passes } from './passes.js';
 export { slots, bare, BARE, type Slots } from './slots.js';
 export { yamlToJS, YAML_MAX_ALIASES } from './yaml.js';
 export { type ClientInfo } from './client.js';
+export { strongEtag, bodyDigest } from './etag.js';

@@ -12,7 +12,7 @@
  *
  * The cache is bounded (entries and bytes); past the bound the oldest entries go.
  */
-import { createHash } from 'node:crypto';
+import { strongEtag } from '../../shared/index.js';
 import type { CompiledView } from '../../template/index.js';
 import type { Reply, RequestInfo } from '../endpoint/endpoint.js';
 import { MODEL_FIELD, paramDefinitionOf, type ParamDefinition } from '../definitions/params.js';
@@ -38,7 +38,7 @@ export function cachedByPath(
     if (rendered.type !== 'body' || rendered.status !== 200) return rendered;
     // Kept as bytes with their ETag: answering from the cache encodes and hashes nothing.
     const body = typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body;
-    const etag = rendered.etag ? '"' + createHash('sha1').update(body).digest('base64url') + '"' : undefined;
+    const etag = rendered.etag ? strongEtag(body) : undefined;
     const reply: Reply = { ...rendered, body, ...(etag === undefined ? {} : { etag }) };
     const size = body.length;
     while (cache.size > 0 && (cache.size >= MAX_ENTRIES || bytes + size > MAX_BYTES)) {

@@ -6,9 +6,8 @@
  * `localhost`). Only pages whose files name a `📌` pass here; an origin's answer of a page that is
  * the same for every request (a plain page, a cached content page) is made once and kept.
  */
-import { createHash } from 'node:crypto';
 import { PIN, PIN_ORIGIN } from '../../assets/index.js';
-import { then, WebSafe } from '../../shared/index.js';
+import { strongEtag, then, WebSafe } from '../../shared/index.js';
 import type { CompiledView } from '../../template/index.js';
 import type { Consumer, SupplierFile, SupplierIndex } from '../definitions/suppliers.js';
 import { clientOf, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
@@ -79,7 +78,7 @@ export function absolutePins(handle: (req: RequestInfo) => Reply | Promise<Reply
       if (!body.includes(PIN_ORIGIN)) return reply;
       const text = withOrigin(body, origin);
       // An ETag made before (a cached page) is the hash of that body: this one has its own.
-      const out: Reply = typeof reply.etag === 'string' ? { ...reply, body: text, etag: '"' + createHash('sha1').update(text).digest('base64url') + '"' } : { ...reply, body: text };
+      const out: Reply = typeof reply.etag === 'string' ? { ...reply, body: text, etag: strongEtag(text) } : { ...reply, body: text };
       // Kept only for an answer given again (the same object, with its ETag: a cached page).
       if (typeof reply.etag === 'string') {
         if (!byOrigin) kept.set(reply, (byOrigin = new Map()));
