@@ -18,21 +18,31 @@ const PLAIN_CHAR = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_~!$&'()*+,;=:@-") PLAIN_CHAR[c.charCodeAt(0)] = 1;
 
 /**
- * Whether a path (starting with `/`) is already canonical: only plain characters, segments not
- * empty, and a `.` only between two plain characters (no `.`/`..` segments). One pass over the
- * characters, never more: a regular expression for this shape backtracks, and a long path with a
- * bad byte at its end then held the event loop for minutes (docs/security.md).
+ * The segments of a path (starting with `/`) that is already canonical: only plain characters,
+ * segments not empty, and a `.` only between two plain characters (no `.`/`..` segments); else
+ * undefined. One pass over the characters, never more: a regular expression for this shape
+ * backtracked, and a long path with a bad byte at its end then held the event loop for minutes
+ * (docs/security.md). The segments are cut in the same pass (`split` on a fresh string costs
+ * several times as much).
  */
-function isPlainPath(raw: string): boolean {
+function plainSegments(raw: string): string[] | undefined {
+  const segments: string[] = [];
   let prev = 47; // the leading /
+  let from = 1;
   for (let i = 1; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
     if (c === 47 /* / */ || c === 46 /* . */) {
-      if (prev === 47 || prev === 46) return false;
-    } else if (c >= 128 || PLAIN_CHAR[c] !== 1) return false;
+      if (prev === 47 || prev === 46) return undefined;
+      if (c === 47) {
+        segments.push(raw.slice(from, i));
+        from = i + 1;
+      }
+    } else if (c >= 128 || PLAIN_CHAR[c] !== 1) return undefined;
     prev = c;
   }
-  return prev !== 46;
+  if (prev === 46) return undefined;
+  if (from < raw.length) segments.push(raw.slice(from));
+  return segments;
 }
 
 /**
@@ -43,11 +53,8 @@ export function splitPath(raw: string): SplitPath {
   if (raw.charCodeAt(0) !== 47 /* / */) return { ok: false, reason: 'the path must start with /' };
   // Fast path: plain ASCII paths with no escapes, no dot segments and no empty segments are
   // already canonical.
-  if (isPlainPath(raw)) {
-    const trailingSlash = raw.length > 1 && raw.endsWith('/');
-    const body = raw.slice(1, trailingSlash ? -1 : undefined);
-    return { ok: true, segments: body === '' ? [] : body.split('/'), trailingSlash, key: raw };
-  }
+  const plain = plainSegments(raw);
+  if (plain !== undefined) return { ok: true, segments: plain, trailingSlash: raw.length > 1 && raw.charCodeAt(raw.length - 1) === 47, key: raw };
   if (raw.includes('\\')) return { ok: false, reason: 'backslashes are not allowed in paths' };
   const parts = raw.slice(1).split('/');
   let trailingSlash = false;
