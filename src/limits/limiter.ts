@@ -8,8 +8,13 @@
  * Windows are fixed: the window of a rule of one minute is the clock's minute. A visitor is the
  * signed-in user when the request knows it (an `auth: required` or `optional` area), else the
  * client address.
+ *
+ * On PostgreSQL a check that finds units of its window reserved by this process spends them with
+ * no statement, and one that finds none reserves the rule's `lease` in one (lease.ts). On SQLite
+ * every check is the upsert inside the request's own transaction, which costs no round trip.
  */
 import { CounterStore, type Engine, type Writer } from '../store/index.js';
+import { LeaseBook } from './lease.js';
 import { ruleFor, type LimitKind, type LimitRule, type VisitorLimits } from './rules.js';
 
 /** A request over a limit. */
@@ -33,6 +38,8 @@ export function visitorKey(user: { id: string } | null | undefined, address: str
 export class Limiter {
   readonly limits: VisitorLimits;
   #counters: CounterStore | undefined;
+  /** PostgreSQL: the units this process reserved and has not spent (lease.ts). */
+  #leases: LeaseBook | undefined;
   /** Counter windows already refused once (key → the window's end). */
   readonly #logged = new Map<string, number>();
 
@@ -50,28 +57,39 @@ export class Limiter {
     const counters = new CounterStore(engine);
     await counters.ensure();
     this.#counters = counters;
+    this.#leases = engine.dialect === 'postgres' ? new LeaseBook() : undefined;
   }
 
   close(): void {
     this.#counters = undefined;
+    this.#leases = undefined;
   }
 
-  /** Deletes windows gone by (every instance may: the DELETE is idempotent). */
+  /** Deletes windows gone by (every instance may: the DELETE is idempotent), and the leases of them. */
   sweep(now = Date.now()): Promise<number> {
+    this.#leases?.prune(now);
     return this.#counters ? this.#counters.sweep(now) : Promise.resolve(0);
   }
 
   /**
    * Counts `n` for `visitor` against `rule`: undefined when within it, else the refusal. `tx`: the
    * request's write transaction (SQLite counts in it; see CounterStore.hit). Synchronous on SQLite
-   * with `tx`.
+   * with `tx`, and on PostgreSQL when the units are reserved here already.
    */
   hit(rule: LimitRule, visitor: string, n = 1, tx?: Writer, now = Date.now()): Refusal | undefined | Promise<Refusal | undefined> {
     const counters = this.#counters;
     if (!counters) return undefined;
     const start = now - (now % rule.windowMs);
     const expires = start + rule.windowMs;
-    const count = counters.hit({ kind: rule.key, visitor, start, expires }, n, tx);
+    const window = { kind: rule.key, visitor, start, expires };
+    const leases = this.#leases;
+    if (leases) {
+      const key = `${rule.key}\u0000${visitor}\u0000${start}`;
+      const ok = leases.take(key, n, rule.lease, rule.max, expires, now, (q) => Promise.resolve(counters.hit(window, q)));
+      const verdict = (accepted: boolean): Refusal | undefined => (accepted ? undefined : this.#refusal(rule, visitor, start, expires, now));
+      return ok instanceof Promise ? ok.then(verdict) : verdict(ok);
+    }
+    const count = counters.hit(window, n, tx);
     const verdict = (c: number): Refusal | undefined => (c <= rule.max ? undefined : this.#refusal(rule, visitor, start, expires, now));
     return count instanceof Promise ? count.then(verdict) : verdict(count);
   }

@@ -136,9 +136,32 @@ export interface LimitRule {
   windowMs: number;
   /** The rate is Laneway's default, not one `limits:` sets (defaults spare the machine itself: checkLimit). */
   byDefault?: true;
+  /**
+   * Units a process reserves at once on PostgreSQL (the quota lease, lease.ts): `leaseSize`. 1 is
+   * one statement per hit.
+   */
+  lease: number;
 }
 
-const rule = (kind: LimitKind, key: string, rate: Rate, byDefault = false): LimitRule => ({ kind, key, max: kind === 'upload-mb' ? rate.max * 1_048_576 : rate.max, windowMs: rate.windowMs, ...(byDefault && { byDefault: true as const }) });
+/** A lease is at most this share of a rule's most (1/20: 5 %)… */
+export const LEASE_SHARE = 20;
+/** …and at most this many units. */
+export const LEASE_MAX = 50;
+
+/**
+ * The units a process reserves at once for a rule (docs/security.md "Shared by every process"):
+ * floor(max / 20), at least 1 and at most 50, so that units reserved by an instance and not
+ * spent are at most 5 % of the limit per other instance; 1 for a rule of at most 39 (every default
+ * of a kind a person meets: `emails`, `sign-ins`) and for `upload-mb`, whose hits are bytes.
+ */
+export function leaseSize(kind: LimitKind, max: number): number {
+  return kind === 'upload-mb' ? 1 : Math.min(LEASE_MAX, Math.max(1, Math.floor(max / LEASE_SHARE)));
+}
+
+const rule = (kind: LimitKind, key: string, rate: Rate, byDefault = false): LimitRule => {
+  const max = kind === 'upload-mb' ? rate.max * 1_048_576 : rate.max;
+  return { kind, key, max, windowMs: rate.windowMs, lease: leaseSize(kind, max), ...(byDefault && { byDefault: true as const }) };
+};
 
 /**
  * The rule of `kind` for an endpoint at route `pattern` (`/api/items/{item}`): the longest `paths:`

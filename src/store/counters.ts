@@ -11,7 +11,9 @@
  * A hit adds to the count and reads the sum with no read-modify-write race:
  *
  * - PostgreSQL: one statement in autocommit, `INSERT … ON CONFLICT DO UPDATE SET count = count + n
- *   RETURNING count` (the row lock is held for that statement only, whatever request counts);
+ *   RETURNING count` (the row lock is held for that statement only, whatever request counts); the
+ *   limiter adds a lease of units at once, which the process then spends with no statement
+ *   (limits/lease.ts);
  * - SQLite: the same upsert then the read of the row, inside a write transaction (the file's write
  *   lock is held from BEGIN IMMEDIATE to COMMIT, so no other process comes in between): the
  *   request's own transaction when it has one (the count commits or rolls back with its writes),

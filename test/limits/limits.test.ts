@@ -3,8 +3,9 @@
  * of POSTs over a small `writes:` limit gets 429 with Retry-After and writes exactly the limit; a
  * flood of a 📡 form over `emails:` queues and sends at most that many messages; event streams
  * count when they open; GET of pages never touches the counters; two instances on one PostgreSQL
- * and `serve --workers 2` on one SQLite file share one count; a bad `limits:` is an error at its
- * line and column.
+ * and `serve --workers 2` on one SQLite file share one count (on PostgreSQL with a lease of k > 1
+ * too: never more than the limit, at most (N − 1)·(k − 1) early); a bad `limits:` is an error at
+ * its line and column.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -166,6 +167,52 @@ describe('two instances on one PostgreSQL share the limit', () => {
     assert.equal(answers.filter((r) => r.status === 200).length, 7, answers.map((r) => r.status).join(' '));
     assert.equal(answers.filter((r) => r.status === 429).length, 13);
     assert.equal(await rows(dir, url, 'SELECT count(*) AS n FROM "lw_Item"'), 7);
+  });
+});
+
+/** Waits for the next window when the current one of `windowMs` ends within `marginMs` (windows are the clock's). */
+async function clearOfWindowEnd(windowMs: number, marginMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+describe('two instances on one PostgreSQL share a limit counted by leases (writes: 200/hour, k = 10)', () => {
+  let a: Served;
+  let b: Served;
+  let dir: string;
+  let url: string;
+  before(async () => {
+    url = await (await startPostgres()).createDatabase();
+    dir = writeApp({ ...SHARED, '🎛.yaml': 'name: Leased\nlimits:\n  writes: 200/hour\n' });
+    a = await serve(dir, { data: { databaseUrl: url, log: { info: () => {}, error: () => {} } } });
+    b = await serve(dir, { data: { databaseUrl: url, log: { info: () => {}, error: () => {} } } });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('260 POSTs, 20 at a time alternating between them: 191 to 200 written, the rest 429 with Retry-After', async () => {
+    await clearOfWindowEnd(3_600_000, 60_000);
+    const answers = [];
+    for (let round = 0; round < 13; round++) {
+      answers.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => post((i % 2 ? a : b).port, '/items', `name=r${round}i${i}`)))));
+    }
+    const ok = answers.filter((r) => r.status === 200).length;
+    const refused = answers.filter((r) => r.status === 429);
+    // Never more than the limit; at most (N − 1)·(k − 1) = 9 early (units b reserved and did not spend, or a).
+    assert.ok(ok <= 200 && ok >= 191, `${ok} accepted: ${answers.map((r) => r.status).join(' ')}`);
+    assert.equal(ok + refused.length, 260);
+    for (const r of refused) {
+      const after = Number(r.headers['retry-after']);
+      assert.ok(Number.isInteger(after) && after >= 1 && after <= 3600, `Retry-After ${r.headers['retry-after']}`);
+    }
+    assert.equal(await rows(dir, url, 'SELECT count(*) AS n FROM "lw_Item"'), ok);
+    // The row counts every unit reserved: at least what was accepted, and fewer than the requests,
+    // since an instance that found the window exhausted refuses with no statement.
+    const counted = await rows(dir, url, 'SELECT sum("count") AS n FROM "lw__counter"');
+    assert.ok(counted >= ok && counted <= 220, `counted ${counted}`);
   });
 });
 

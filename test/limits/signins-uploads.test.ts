@@ -7,7 +7,8 @@
  *   starts nothing (no sign-in attempt stored, the visitor is not sent to the provider);
  * - `uploads: 2/hour`: the 3rd upload address a script makes (`newPutUrl`, in a POST script or a
  *   GET script) answers 429, and what its request wrote is rolled back; the two addresses given
- *   take their PUT (the PUT does not count again);
+ *   take their PUT (the PUT does not count again); a `⏱` stream's body that makes the 3rd answers
+ *   429 and writes nothing, and a polled call that makes it ends the stream with `exception`;
  * - `upload-mb: 1/hour`: a PUT past a MiB of images answers 429 and keeps nothing (no row, no file).
  */
 import { after, before, describe, it } from 'node:test';
@@ -23,7 +24,7 @@ import { ENGINES } from '../support/engines.js';
 import { providerEnv, startOidcProvider, type TestOidcProvider } from '../support/oidc.js';
 
 const APP = {
-  '🎛.yaml': 'name: Limits\nlimits:\n  sign-ins: 3/minute\n  uploads: 2/hour\n  upload-mb: 1/hour\n',
+  '🎛.yaml': 'name: Limits\nlimits:\n  sign-ins: 3/minute\n  uploads: 2/hour\n  upload-mb: 1/hour\nevents:\n  poll-ms: 10\n',
   '👤.yaml': 'providers: [corp]\nauth: optional\n\ndefault:\n  👤.User.name: read\n  📦: all\n',
   '📦/🌐Post.yaml': 'title: string\nimage:\n  type: image\n  public: true\n',
   '📦/🌐Ask.yaml': 'title: string\n',
@@ -31,6 +32,9 @@ const APP = {
   // A POST script that writes a record and makes an upload address: over `uploads`, neither.
   '📮newImageUrl.js': "import {Post, Ask} from '📦';\nnew Ask().title('asked');\n({url: Post.image.newPutUrl('photo.png')});\n",
   'urls/GET.js': "import {Post} from '📦';\n({url: Post.image.newPutUrl('photo.png')});\n",
+  // ⏱ streams: an address made by the body (in its transaction), and one by each polled call.
+  '⏱urlFeed.js': "import {Post, Ask} from '📦';\nnew Ask().title('streamed');\nconst url = Post.image.newPutUrl('photo.png');\n(lastEventId) => [{url, $event: {last: true}}]\n",
+  '⏱urlPoll.js': "import {Post} from '📦';\n(lastEventId) => [{url: Post.image.newPutUrl('photo.png')}]\n",
 };
 
 /** Rows of a query, read straight from the database (SQLite file or PostgreSQL). */
@@ -127,6 +131,23 @@ for (const engine of ENGINES) {
       for (let i = 0; i < 3; i++) got.push(await rawRequest(s.port, 'GET', '/urls', from('203.0.113.21', { Accept: 'application/json' })));
       assert.deepEqual(got.map((r) => r.status), [200, 200, 429]);
       assert.match(JSON.parse(got[0]!.text).url, /^\/__\/images\/upload\/Post\/image\//);
+    });
+
+    it('uploads: 2/hour: upload addresses of ⏱ streams count too, the body\'s and each polled call\'s', async () => {
+      const sse = (address: string) => from(address, { Accept: 'text/event-stream' });
+      const asks = await count(s.dir, databaseUrl, `SELECT count(*) AS n FROM "lw_Ask"`);
+      const feeds = [];
+      for (let i = 0; i < 3; i++) feeds.push(await rawRequest(s.port, 'GET', '/urlFeed', sse('203.0.113.22')));
+      assert.deepEqual(feeds.map((r) => r.status), [200, 200, 429], feeds.map((r) => r.text).join('\n'));
+      assert.match(feeds[0]!.text, /^data: \{"url":"\/__\/images\/upload\/Post\/image\//m);
+      assertRetryAfter(feeds[2]!.headers['retry-after'], 3600);
+      assert.doesNotMatch(feeds[2]!.text, /__\/images\/upload/);
+      assert.equal(await count(s.dir, databaseUrl, `SELECT count(*) AS n FROM "lw_Ask"`), asks + 2, 'the refused body wrote nothing');
+      // A polled call that makes an address past the limit ends the stream, its events unsent.
+      const polled = await rawRequest(s.port, 'GET', '/urlPoll', sse('203.0.113.23'));
+      assert.equal(polled.status, 200);
+      assert.equal(polled.text.match(/^data: \{"url":/gm)?.length, 2, polled.text);
+      assert.match(polled.text, /event: exception\ndata: \{"error":"Too many image uploads were started from here; try again in \d+ seconds?\."\}\n\n$/);
     });
 
     it('upload-mb: 1/hour: a PUT past a MiB answers 429 and keeps nothing', async () => {

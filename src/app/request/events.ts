@@ -83,6 +83,9 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
 
   // The visitor's limit of streams opened (docs/security.md "Limits per visitor"), counted in the body's transaction.
   const streamRule = modules.data?.limiter.rule('streams', base.pattern);
+  // Upload addresses (`newPutUrl`) count against `uploads` as a script's do (endpoints.ts): the
+  // body's in its transaction, a polled call's once it returned.
+  const uploadRule = modules.data?.imageFields.size ? modules.data.limiter.rule('uploads') : undefined;
   return { ...base, kind: 'events', handle: (req) => (req.method === 'HEAD' ? HEAD_REPLY : setUp(req)) };
 
   /** Steps 1 and 2: the body, in its transaction; the stream once it gave a function. */
@@ -123,6 +126,20 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
       await tx?.writer.rollback();
       return failure(req, outcome);
     }
+    const urls = uploadRule ? scope.uploadUrls() : 0;
+    if (urls && tx) {
+      let over: Reply | undefined;
+      try {
+        over = await checkLimit(data!.limiter, uploadRule!, req, urls, tx.writer);
+      } catch (e) {
+        await tx.writer.rollback();
+        return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message);
+      }
+      if (over) {
+        await tx.writer.rollback();
+        return over;
+      }
+    }
     if (tx) {
       const failed = await commitWrites(tx, modules.log, req.id, file.path);
       if (failed) return failed;
@@ -136,11 +153,23 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
     }
     const poll = outcome.value as PolledFunction;
     const budget = scope.budget();
+    const countUrls = uploadRule && request ? (n: number) => pollUrls(req, n) : undefined;
     return {
       type: 'events',
       status: 200,
-      open: (sink, settings) => new EventStream(sink, { ...EVENT_DEFAULTS, ...settings }, poll, budget, request, req, (code, message) => log(req, code, message)).stop,
+      open: (sink, settings) => new EventStream(sink, { ...EVENT_DEFAULTS, ...settings }, poll, budget, request, req, (code, message) => log(req, code, message), countUrls).stop,
     };
+  }
+
+  /**
+   * The upload addresses a polled call made, against `uploads` (in a transaction of its own on
+   * SQLite): the refusal's text when over the limit (the stream then ends, its batch unsent).
+   */
+  async function pollUrls(req: RequestInfo, n: number): Promise<string | undefined> {
+    const over = await checkLimit(modules.data!.limiter, uploadRule!, req, n);
+    if (!over || over.type !== 'error') return undefined;
+    if (over.log) modules.log(over.log.message, over.log.fields);
+    return over.message;
   }
 
   /** The answer when the body did not give a function: its throw, error or limit as for any script; a 500 otherwise. */
@@ -181,6 +210,8 @@ class EventStream {
   readonly #request: DataRequest | undefined;
   readonly #req: RequestInfo;
   readonly #log: (code: Code, message: string) => void;
+  /** Counts the upload addresses a call made (`newPutUrl`): the refusal's text when over `uploads`. */
+  readonly #countUrls: ((n: number) => Promise<string | undefined>) | undefined;
   /** What the next call receives: the id of the last event the client has. */
   #lastId: string | null;
   /** The number of the last event (see the file comment). */
@@ -191,7 +222,16 @@ class EventStream {
   readonly #idle: NodeJS.Timeout;
   readonly #max: NodeJS.Timeout;
 
-  constructor(sink: EventSink, settings: EventSettings, poll: PolledFunction, budget: ScriptBudget, request: DataRequest | undefined, req: RequestInfo, log: (code: Code, message: string) => void) {
+  constructor(
+    sink: EventSink,
+    settings: EventSettings,
+    poll: PolledFunction,
+    budget: ScriptBudget,
+    request: DataRequest | undefined,
+    req: RequestInfo,
+    log: (code: Code, message: string) => void,
+    countUrls?: (n: number) => Promise<string | undefined>,
+  ) {
     this.#sink = sink;
     this.#settings = settings;
     this.#poll = poll;
@@ -199,6 +239,7 @@ class EventStream {
     this.#request = request;
     this.#req = req;
     this.#log = log;
+    this.#countUrls = countUrls;
     const header = req.headers['last-event-id'];
     this.#lastId = typeof header === 'string' && header !== '' && header.length <= MAX_ID_LENGTH ? header : null;
     this.#seq = this.#lastId !== null && /^\d{1,15}$/.test(this.#lastId) ? Number(this.#lastId) : 0;
@@ -228,8 +269,15 @@ class EventStream {
       if (!this.#budget.renew(this.#settings.cpuMs)) throw new Error('the request budget could not be renewed for the next call');
       // A new read session per call: each call sees the data as it is now.
       if (this.#request) this.#request.session = undefined;
+      const urlsBefore = this.#request?.uploadUrls ?? 0;
       const r = this.#poll(this.#lastId);
       result = r instanceof Promise ? await r : r;
+      // Upload addresses the call made: counted before its events (which carry them) are sent.
+      const urls = (this.#request?.uploadUrls ?? 0) - urlsBefore;
+      if (urls > 0 && this.#countUrls && !this.#ended) {
+        const refused = await this.#countUrls(urls);
+        if (refused !== undefined) return this.#finish('exception', JSON.stringify({ error: refused }));
+      }
     } catch (e) {
       return this.#fail(e);
     }

@@ -7,7 +7,8 @@
  *   (endpoints.ts `runInTransaction`);
  * - event streams count in the transaction of their body, before it runs (events.ts);
  * - upload addresses (`newPutUrl`) count once the script that made them ran, in its transaction
- *   (endpoints.ts), or in one of their own for a GET script;
+ *   (endpoints.ts), or in one of their own for a GET script; a `⏱` body's in its transaction, a
+ *   polled call's in one of their own (events.ts);
  * - sign-in starts and the bytes of uploads count in their built-in endpoints (built-in.ts), each
  *   in a transaction of its own on SQLite.
  *

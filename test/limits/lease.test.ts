@@ -1,0 +1,203 @@
+/**
+ * The quota lease of the limits per visitor on PostgreSQL (src/limits/lease.ts, docs/security.md
+ * "Shared by every process"): the arithmetic of a grant, hits of several units, refusals that
+ * spend nothing, the bound of the book; then several processes on one count (a shared counter
+ * standing for the store's row) never accept more than the limit; then the Limiter on a real
+ * PostgreSQL makes about one upsert per lease, and on SQLite still one per hit.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { granted, LeaseBook } from '../../src/limits/lease.js';
+import { Limiter } from '../../src/limits/limiter.js';
+import { leaseSize, readVisitorLimits, ruleFor } from '../../src/limits/rules.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { openSqlite } from '../../src/store/sqlite.js';
+import type { Engine } from '../../src/store/types.js';
+import { startPostgres } from '../support/postgres.js';
+
+/** A counter row shared by every book (the store's upsert: add q, answer the count), with the reservations asked. */
+function sharedCount() {
+  const store = { count: 0, asked: [] as number[] };
+  const reserve = async (q: number): Promise<number> => {
+    await new Promise((r) => setImmediate(r)); // a round trip: other hits come in meanwhile
+    store.asked.push(q);
+    store.count += q;
+    return store.count;
+  };
+  return { store, reserve };
+}
+
+const END = 60_000;
+
+describe('the lease arithmetic', () => {
+  it('grants what was left under the limit before the reservation, at most what was asked', () => {
+    assert.equal(granted(200, 10, 10), 10); // 0 before: all
+    assert.equal(granted(200, 200, 10), 10); // 190 before: the last 10 exactly
+    assert.equal(granted(200, 205, 10), 5); // 195 before: 5 left
+    assert.equal(granted(200, 210, 10), 0); // 200 before: none
+    assert.equal(granted(200, 500, 10), 0);
+    assert.equal(granted(1, 1, 1), 1);
+    assert.equal(granted(1, 2, 1), 0);
+  });
+
+  it('lease sizes: 1 up to 39, floor(max / 20) above, at most 50; 1 for upload-mb', () => {
+    assert.deepEqual([1, 7, 20, 39, 40, 200, 300, 1000, 2000, 1e9].map((m) => leaseSize('writes', m)), [1, 1, 1, 1, 2, 10, 15, 50, 50, 50]);
+    assert.equal(leaseSize('upload-mb', 1000 * 1_048_576), 1);
+    const rules = readVisitorLimits([], () => assert.fail());
+    assert.deepEqual(['writes', 'emails', 'app-emails', 'sign-ins', 'uploads', 'upload-mb', 'streams'].map((k) => ruleFor(rules, k as never)!.lease), [15, 1, 50, 1, 15, 1, 6]);
+  });
+
+  it('one reservation of k serves k hits; the hit at the boundary gets the last units', async () => {
+    const { store, reserve } = sharedCount();
+    const book = new LeaseBook();
+    const results: boolean[] = [];
+    for (let i = 0; i < 25; i++) results.push(await book.take('w', 1, 10, 22, END, 0, reserve));
+    assert.deepEqual(results, [...Array(22).fill(true), false, false, false]);
+    // 10, 10, then 10 of which 2 granted: the window is exhausted, later refusals ask nothing.
+    assert.deepEqual(store.asked, [10, 10, 10]);
+    assert.equal(book.left('w'), 0);
+  });
+
+  it('hits are synchronous while units are here', async () => {
+    const { reserve } = sharedCount();
+    const book = new LeaseBook();
+    assert.equal(await book.take('w', 1, 5, 100, END, 0, reserve), true);
+    for (let i = 0; i < 4; i++) assert.equal(book.take('w', 1, 5, 100, END, 0, reserve), true);
+    assert.ok(book.take('w', 1, 5, 100, END, 0, reserve) instanceof Promise);
+  });
+
+  it('a hit of n units spends what is here, else asks for what is missing plus the lease', async () => {
+    const { store, reserve } = sharedCount();
+    const book = new LeaseBook();
+    assert.equal(await book.take('e', 3, 10, 100, END, 0, reserve), true);
+    assert.deepEqual(store.asked, [12]); // 3 + 9
+    assert.equal(book.left('e'), 9);
+    assert.equal(book.take('e', 9, 10, 100, END, 0, reserve), true); // here: no statement
+    assert.deepEqual(store.asked, [12]);
+    assert.equal(await book.take('e', 4, 10, 100, END, 0, reserve), true);
+    assert.deepEqual(store.asked, [12, 13]);
+    assert.equal(book.left('e'), 9);
+    // Bytes (lease 1): what is missing only.
+    assert.equal(await book.take('b', 600, 1, 1000, END, 0, reserve), true);
+    assert.equal(book.left('b'), 0);
+    assert.deepEqual(store.asked.slice(2), [600]);
+  });
+
+  it('a refusal spends nothing: what was here and what the store granted stay for a smaller hit', async () => {
+    const { store, reserve } = sharedCount();
+    const book = new LeaseBook();
+    assert.equal(await book.take('b', 700, 1, 1000, END, 0, reserve), true); // 300 left in the store
+    assert.equal(await book.take('b', 500, 1, 1000, END, 0, reserve), false); // asks 500, gets 300
+    assert.deepEqual(store.asked, [700, 500]);
+    assert.equal(book.left('b'), 300);
+    assert.equal(book.take('b', 400, 1, 1000, END, 0, reserve), false); // exhausted: no statement
+    assert.equal(book.take('b', 300, 1, 1000, END, 0, reserve), true);
+    assert.equal(book.take('b', 1, 1, 1000, END, 0, reserve), false);
+    assert.deepEqual(store.asked, [700, 500]);
+  });
+
+  it('a new window is a new lease; ended windows are dropped and the book is bounded', async () => {
+    const { reserve } = sharedCount();
+    const book = new LeaseBook(100);
+    assert.equal(await book.take('w\u00000', 1, 10, 1000, END, 0, reserve), true);
+    assert.equal(book.left('w\u00000'), 9);
+    assert.equal(await book.take('w\u000060000', 1, 10, 1000, 2 * END, END, reserve), true);
+    assert.equal(book.left('w\u000060000'), 9);
+    book.prune(END);
+    assert.equal(book.left('w\u00000'), 0);
+    assert.equal(book.size, 1);
+    for (let i = 0; i < 1000; i++) await book.take(`v${i}`, 1, 10, 1000, 2 * END, END, reserve);
+    assert.ok(book.size <= 100, `${book.size} entries`);
+  });
+
+  it('several processes on one count, concurrently: never more than the limit, at most (N−1)(k−1) early', async () => {
+    for (const [n, max] of [[2, 200], [3, 200], [4, 1000], [2, 7]] as const) {
+      const { store, reserve } = sharedCount();
+      const books = Array.from({ length: n }, () => new LeaseBook());
+      const k = leaseSize('writes', max);
+      const hits = await Promise.all(Array.from({ length: max + 100 }, (_, i) => books[i % n]!.take('w', 1, k, max, END, 0, reserve)));
+      const accepted = hits.filter(Boolean).length;
+      assert.ok(accepted <= max && accepted >= max - (n - 1) * (k - 1), `${n} processes, ${max}: ${accepted} accepted`);
+      assert.ok(store.asked.length < (max + 100) / k + 2 * n, `${store.asked.length} reservations`);
+    }
+  });
+});
+
+const bound = (v: unknown, t: object): unknown => (typeof v === 'function' ? v.bind(t) : v);
+
+/** An engine whose counter upserts are counted. */
+function counting(engine: Engine): { engine: Engine; upserts: () => number } {
+  let upserts = 0;
+  const reader = {
+    all: (sql: string, params: readonly unknown[]) => {
+      if (/^INSERT INTO "lw__counter"/.test(sql)) upserts++;
+      return engine.reader.all(sql, params as never);
+    },
+  };
+  return { engine: new Proxy(engine, { get: (t, p) => (p === 'reader' ? reader : bound(Reflect.get(t, p), t)) }), upserts: () => upserts };
+}
+
+describe('the Limiter on PostgreSQL: about one upsert per lease', () => {
+  let url: string;
+  const engines: Engine[] = [];
+  before(async () => {
+    url = await (await startPostgres()).createDatabase();
+  });
+  after(() => Promise.all(engines.map((e) => e.close())));
+
+  it('100 hits of writes: 1000/minute (k = 50) are 2 upserts, and the row counts at least 100', async () => {
+    const pg = await openPostgres(url);
+    engines.push(pg);
+    const { engine, upserts } = counting(pg);
+    const limiter = new Limiter(readVisitorLimits([['writes', '1000/minute']], () => assert.fail()));
+    await limiter.open(engine);
+    const rule = limiter.rule('writes')!;
+    assert.equal(rule.lease, 50);
+    const now = Date.UTC(2030, 0, 1, 12, 0, 5);
+    for (let i = 0; i < 100; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.1', 1, undefined, now), undefined);
+    assert.equal(upserts(), 2);
+    const rows = await pg.reader.all(`SELECT "count" FROM "lw__counter" WHERE "visitor" = 'addr:198.51.100.1'`, []);
+    assert.ok(Number(rows[0]![0]) >= 100, `count ${String(rows[0]![0])}`);
+  });
+
+  it('two limiters (two instances) on one database: 200/minute accepts 191 to 200 of 300, the rest refused with Retry-After', async () => {
+    const pgs = [await openPostgres(url), await openPostgres(url)];
+    engines.push(...pgs);
+    const limiters = await Promise.all(
+      pgs.map(async (e) => {
+        const l = new Limiter(readVisitorLimits([['writes', '200/minute']], () => assert.fail()));
+        await l.open(e);
+        return l;
+      }),
+    );
+    const rule = limiters[0]!.rule('writes')!;
+    assert.equal(rule.lease, 10);
+    const now = Date.UTC(2030, 0, 1, 12, 0, 30);
+    const verdicts = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 2]!.hit(rule, 'addr:198.51.100.2', 1, undefined, now)));
+    const accepted = verdicts.filter((v) => v === undefined).length;
+    assert.ok(accepted <= 200 && accepted >= 191, `${accepted} accepted`);
+    for (const v of verdicts.filter((r) => r !== undefined)) assert.equal(v!.retryAfter, 30);
+  });
+});
+
+describe('the Limiter on SQLite: one upsert per hit, as before', () => {
+  it('20 hits of writes: 1000/minute count 20 in the row', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lw-lease-'));
+    const sqlite = openSqlite(join(dir, 'laneway.db'));
+    try {
+      const limiter = new Limiter(readVisitorLimits([['writes', '1000/minute']], () => assert.fail()));
+      await limiter.open(sqlite);
+      const rule = limiter.rule('writes')!;
+      const now = Date.UTC(2030, 0, 1, 12, 0, 5);
+      for (let i = 0; i < 20; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.3', 1, undefined, now), undefined);
+      const rows = await sqlite.reader.all(`SELECT "count" FROM "lw__counter"`, []);
+      assert.equal(Number(rows[0]![0]), 20);
+    } finally {
+      await sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
