@@ -40,6 +40,8 @@ export class Limiter {
   #counters: CounterStore | undefined;
   /** PostgreSQL: the units this process reserved and has not spent (lease.ts). */
   #leases: LeaseBook | undefined;
+  /** PostgreSQL: every hit through the leases; SQLite: those counted outside a request's transaction. */
+  #postgres = false;
   /** Counter windows already refused once (key → the window's end). */
   readonly #logged = new Map<string, number>();
 
@@ -57,7 +59,8 @@ export class Limiter {
     const counters = new CounterStore(engine);
     await counters.ensure();
     this.#counters = counters;
-    this.#leases = engine.dialect === 'postgres' ? new LeaseBook() : undefined;
+    this.#leases = new LeaseBook();
+    this.#postgres = engine.dialect === 'postgres';
   }
 
   close(): void {
@@ -82,7 +85,10 @@ export class Limiter {
     const start = now - (now % rule.windowMs);
     const expires = start + rule.windowMs;
     const window = { kind: rule.key, visitor, start, expires };
-    const leases = this.#leases;
+    // A lease on PostgreSQL, and on SQLite for a hit outside a request's transaction (the writes of
+    // a script are counted before theirs begins); in a transaction, SQLite counts every hit in it,
+    // so that it rolls back with the request (docs/security.md "Limits per visitor").
+    const leases = this.#postgres || tx === undefined ? this.#leases : undefined;
     if (leases) {
       const key = `${rule.key}\u0000${visitor}\u0000${start}`;
       const ok = leases.take(key, n, rule.lease, rule.max, expires, now, (q) => Promise.resolve(counters.hit(window, q)));

@@ -3,7 +3,8 @@
  * "Shared by every process"): the arithmetic of a grant, hits of several units, refusals that
  * spend nothing, the bound of the book; then several processes on one count (a shared counter
  * standing for the store's row) never accept more than the limit; then the Limiter on a real
- * PostgreSQL makes about one upsert per lease, and on SQLite still one per hit.
+ * PostgreSQL makes about one upsert per lease; on SQLite, so do hits outside a request's
+ * transaction, while hits inside one count each in it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -183,21 +184,45 @@ describe('the Limiter on PostgreSQL: about one upsert per lease', () => {
   });
 });
 
-describe('the Limiter on SQLite: one upsert per hit, as before', () => {
-  it('20 hits of writes: 1000/minute count 20 in the row', async () => {
+describe('the Limiter on SQLite', () => {
+  const withLimiter = async (fn: (limiter: Limiter, sqlite: Engine) => Promise<void>) => {
     const dir = mkdtempSync(join(tmpdir(), 'lw-lease-'));
     const sqlite = openSqlite(join(dir, 'laneway.db'));
     try {
       const limiter = new Limiter(readVisitorLimits([['writes', '1000/minute']], () => assert.fail()));
       await limiter.open(sqlite);
-      const rule = limiter.rule('writes')!;
-      const now = Date.UTC(2030, 0, 1, 12, 0, 5);
-      for (let i = 0; i < 20; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.3', 1, undefined, now), undefined);
-      const rows = await sqlite.reader.all(`SELECT "count" FROM "lw__counter"`, []);
-      assert.equal(Number(rows[0]![0]), 20);
+      await fn(limiter, sqlite);
     } finally {
       await sqlite.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  };
+  const now = Date.UTC(2030, 0, 1, 12, 0, 5);
+  const counted = async (sqlite: Engine) => Number((await sqlite.reader.all(`SELECT "count" FROM "lw__counter"`, []))[0]![0]);
+
+  it("in a request's transaction: one upsert per hit, rolled back with it", async () => {
+    await withLimiter(async (limiter, sqlite) => {
+      const rule = limiter.rule('writes')!;
+      const tx = await sqlite.begin();
+      for (let i = 0; i < 20; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.3', 1, tx, now), undefined);
+      await tx.rollback();
+      assert.equal((await sqlite.reader.all(`SELECT COUNT(*) FROM "lw__counter"`, []))[0]![0], 0);
+      const tx2 = await sqlite.begin();
+      for (let i = 0; i < 20; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.3', 1, tx2, now), undefined);
+      await tx2.commit();
+      assert.equal(await counted(sqlite), 20);
+    });
+  });
+
+  it('outside one (the writes of a script, before theirs begins): one reservation of k units for 20 hits', async () => {
+    await withLimiter(async (limiter, sqlite) => {
+      const rule = limiter.rule('writes')!;
+      assert.equal(rule.lease, 50);
+      for (let i = 0; i < 20; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.3', 1, undefined, now), undefined);
+      // The first hit reserved 1 + 49 units; the next 19 spent them here.
+      assert.equal(await counted(sqlite), 50);
+      for (let i = 0; i < 31; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.3', 1, undefined, now), undefined);
+      assert.equal(await counted(sqlite), 100);
+    });
   });
 });

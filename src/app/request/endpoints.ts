@@ -411,6 +411,17 @@ function compileScriptEndpoint(
     // The body first: a slow or vanished client never holds the write transaction (and on SQLite
     // the write lock) open. A body over the limit or cut off fails here (413, 400).
     await req.readBody();
+    // The visitor's limit of writes, before the transaction begins: a lease of units reserved ahead
+    // (limits/lease.ts), so most writes make no statement for it; over it, nothing runs.
+    if (writeRule) {
+      let over: Reply | undefined;
+      try {
+        over = await checkLimit(limiter!, writeRule, req);
+      } catch (e) {
+        return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message);
+      }
+      if (over) return over;
+    }
     let tx;
     try {
       tx = await store.begin();
@@ -419,11 +430,6 @@ function compileScriptEndpoint(
     }
     scope.dataRequest().session = tx.session;
     scope.dataRequest().writer = tx.writer;
-    // The visitor's limit of writes: counted in this transaction (SQLite) or just before (PostgreSQL); over it, nothing runs.
-    if (writeRule) {
-      const over = await limited(req, writeRule, 1, tx.writer);
-      if (over) return over;
-    }
     let outcome: RunOutcome;
     try {
       outcome = await start(scope);
