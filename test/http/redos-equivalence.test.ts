@@ -14,6 +14,8 @@ import { DOUBLE_TEXT } from '../../src/store/session.js';
 import { ATTRIBUTE_LIST } from '../../src/template/runtime.js';
 import { withoutTrailingBreaks } from '../../src/content/markdown.js';
 import { slugify } from '../../src/content/slug.js';
+import { rawTextElements } from '../../src/app/request/mounts.js';
+import { trimSlashes } from '../../src/script/platform-module.js';
 
 /** Every string of at most `max` characters of `alphabet`, then `random` strings of up to `long` (seeded). */
 function* inputs(alphabet: string[], max: number, random: number, long: number, seed = 20240917): Generator<string> {
@@ -120,6 +122,24 @@ describe('scans remove what the backtracking patterns removed', () => {
   });
 });
 
+describe('one pass finds the script and style elements the backtracking pattern found', () => {
+  it('in pages of start tags, end tags and text, closed or not', () => {
+    const old = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
+    const pieces = ['<script', '<SCRIPT', '<style', '<scripts', '>', ' a>', '</script', '</SCRIPT >', '</style>', '</script\n>', ' ', 'x', '<', '/', '</style x>'];
+    let n = 0;
+    for (const html of inputs(pieces, 5, 20_000, 16)) {
+      const want = [...html.matchAll(old)].map((m) => ({ start: m.index, openEnd: html.indexOf('>', m.index) + 1, end: m.index + m[0].length }));
+      assert.deepEqual(rawTextElements(html), want, JSON.stringify(html));
+      n++;
+    }
+    assert.ok(n > 700_000);
+  });
+
+  it('leading and trailing slashes of a repository path', () => {
+    for (const s of inputs(['/', 'a', '.', ' '], 8, 5_000, 30)) assert.equal(trimSlashes(s), s.replace(/^\/+|\/+$/g, ''), JSON.stringify(s));
+  });
+});
+
 describe('the replacements stay fast on the inputs that held the old ones', () => {
   // Each of these took minutes (or, for the attribute list, forever) with the old pattern.
   const hostile: Array<[string, () => unknown]> = [
@@ -132,6 +152,9 @@ describe('the replacements stay fast on the inputs that held the old ones', () =
     ['a link address with 10^6 spaces inside', () => trimControlsAndSpaces('x' + ' '.repeat(1_000_000) + 'x')],
     ['a Markdown block of 10^6 newlines and a letter', () => withoutTrailingBreaks('\n'.repeat(1_000_000) + 'x')],
     ['a slug of 10^6 dashes inside', () => slugify('a' + '-'.repeat(1_000_000) + 'a')],
+    ['a page of 10^5 script start tags, none closed', () => rawTextElements('<script>'.repeat(100_000))],
+    ['a page of 10^5 script start tags without a >', () => rawTextElements('<script '.repeat(100_000))],
+    ['a repository path with 10^6 slashes inside', () => trimSlashes('a' + '/'.repeat(1_000_000) + 'a')],
   ];
   for (const [name, run] of hostile) {
     it(name, () => {
