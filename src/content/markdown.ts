@@ -622,6 +622,22 @@ export function htmlSections(html: string, options?: MarkdownOptions): MarkdownS
 }
 
 /**
+ * `text` without the white space and backslash line ends (`\` and a newline) it ends with, scanned
+ * from the end: `/(?:\\\n|\s)+$/` would try the rest of a long run from each of its characters
+ * (docs/architecture.md "Regular expressions on what a visitor sends"). A newline after a
+ * backslash is taken with it; the backslash alone would stay.
+ */
+export function withoutTrailingBreaks(text: string): string {
+  let end = text.length;
+  for (;;) {
+    if (end >= 2 && text[end - 1] === '\n' && text[end - 2] === '\\') end -= 2;
+    else if (end >= 1 && WHITE_SPACE.test(text[end - 1]!)) end--;
+    else return text.slice(0, end);
+  }
+}
+const WHITE_SPACE = /\s/;
+
+/**
  * Markdown for an `html` field's HTML (`markdown()` of a rich-text value, docs/content.md "Members
  * of a rich-text value"): headings as `#`…, paragraphs and `div`s as paragraphs, `pre` as a fenced
  * block, quotes with `>`, lists with `-` and `1.`, and inline `em`, `strong`, `code`, links, `s`
@@ -682,7 +698,7 @@ export function htmlMarkdown(html: string): string {
     const parts: string[] = [];
     let loose: RichNode[] = [];
     // A line break at the end of a block shows nothing: it is left out.
-    const content = (nodes: RichNode[]): string => inline(nodes).replace(/(?:\\\n|\s)+$/, '').trim();
+    const content = (nodes: RichNode[]): string => withoutTrailingBreaks(inline(nodes)).trim();
     const flush = (): void => {
       const text = lineStart(content(loose));
       if (text !== '') parts.push(text);

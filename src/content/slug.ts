@@ -16,7 +16,9 @@ export function slugify(title: string): string {
     .normalize('NFC')
     .toLowerCase()
     .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-')
-    .replace(/^-+|-+$/g, '');
+    // Every run is one `-` by now; `-+$` would try each dash of a long run again (docs/architecture.md
+    // "Regular expressions on what a visitor sends").
+    .replace(/^-|-$/g, '');
 }
 
 /**

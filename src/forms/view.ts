@@ -62,7 +62,8 @@ function attributes(list: Array<[string, string | number | boolean | undefined]>
 /** uid: lowercase letters, digits and inner hyphens (docs/models.md "Field types"). Written for the `v` flag browsers compile `pattern` with. */
 const UID_PATTERN = '[a-z0-9][a-z0-9\\-]*[a-z0-9]';
 const COUNTRY_PATTERN = '[A-Za-z]{3}';
-const NUMBER = '[+\\-]?(?:\\d+\\.?\\d*|\\.\\d+)';
+// One way to match each text, like the server's check of geo values: the browser runs it as the visitor types.
+const NUMBER = '[+\\-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)';
 const GEO_PATTERN = `\\s*${NUMBER}\\s*,\\s*${NUMBER}\\s*`;
 
 /**

@@ -18,6 +18,13 @@ const EXAMPLE = 'must be a position such as /0/, /3.1/ or /1/2/';
 /** Canonical segment: optional minus, no leading zeros, no trailing zeros after the point, no exponent. `-0` is refused separately. */
 const SEGMENT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?$/;
 
+/**
+ * Any spelling of a decimal number (`03`, `+3`, `1e3`, `.5`), for the message naming the canonical one.
+ * One way to match each text: `[0-9]+\.?[0-9]*` would split a run of digits every way
+ * (docs/architecture.md "Regular expressions on what a visitor sends").
+ */
+export const DECIMAL_SPELLING = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+
 /** A decimal number `n / 10^scale`; `scale` is the number of digits after the point. */
 interface Decimal {
   n: bigint;
@@ -55,7 +62,7 @@ function segmentProblem(segment: string): string | undefined {
   }
   if (segment === '') return `${EXAMPLE}, with a number between each pair of slashes`;
   // Numbers that are merely spelled differently get a message naming the canonical spelling.
-  if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(segment)) {
+  if (DECIMAL_SPELLING.test(segment)) {
     if (/[eE]/.test(segment)) return 'must be written without an exponent (write /1000/, not /1e3/)';
     if (segment[0] === '+') return 'must be written without a plus sign (write /3/, not /+3/)';
     const unsigned = segment[0] === '-' ? segment.slice(1) : segment;

@@ -66,10 +66,23 @@ const SAFE_SCHEMES = ['http', 'https', 'mailto'];
  * `javascript:`. Entities are already decoded by the HTML parser at this point.
  */
 function isAllowedHref(href: string): boolean {
-  const url = href.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  const url = trimControlsAndSpaces(href).replace(/[\t\n\r]/g, '');
   if (/^[/\\]{2}/.test(url)) return false; // protocol-relative: //host, \\host, /\host, \/host
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url);
   return scheme === null || SAFE_SCHEMES.includes(scheme[1]!.toLowerCase());
+}
+
+/**
+ * `s` without its leading and trailing C0 controls and spaces (U+0000 to U+0020). A scan, not
+ * `/[\u0000-\u0020]+$/`, which tries every run from each of its characters: docs/architecture.md
+ * "Regular expressions on what a visitor sends".
+ */
+export function trimControlsAndSpaces(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && s.charCodeAt(start) <= 0x20) start++;
+  while (end > start && s.charCodeAt(end - 1) <= 0x20) end--;
+  return s.slice(start, end);
 }
 
 const SANITIZE_OPTIONS: Sanitize.IOptions = {

@@ -82,7 +82,12 @@ export function checkInteger(input: unknown, bounds: Bounds = {}): ValueResult<n
   return ok(n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n);
 }
 
-const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/**
+ * A decimal number as text: `9.99`, `-.5`, `3.`, `1e3`. Written with one way to match each text
+ * (`\d+(?:\.\d*)?`, not `\d+\.?\d*`, which splits a run of digits every way and tries them all
+ * before failing): docs/architecture.md "Regular expressions on what a visitor sends".
+ */
+export const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** A number rounded to 2 decimal places, half to even (2.675 → 2.68, 2.665 → 2.66). `min` defaults to 0. */
 export function checkDouble(input: unknown, bounds: Bounds = {}): ValueResult<number> {
@@ -226,12 +231,15 @@ export interface GeoValue {
   longitude: number;
 }
 
+/** `latitude,longitude`, each a number as DECIMAL has it without an exponent, spaces allowed around both. */
+export const GEO = /^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*,\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*$/;
+
 /** `"lat,long"` or `{latitude, longitude}`: latitude −90..90, longitude −180..180. */
 export function checkGeo(input: unknown): ValueResult<GeoValue> {
   let lat: number;
   let long: number;
   if (typeof input === 'string') {
-    const m = /^\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*,\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*$/.exec(input);
+    const m = GEO.exec(input);
     if (!m) return fail('must be "latitude,longitude", such as "48.8566,2.3522"');
     lat = Number(m[1]);
     long = Number(m[2]);
@@ -264,6 +272,8 @@ export function checkHierarchy(input: unknown): ValueResult<string> {
 }
 
 const SVG_ICON_MAX = 2000;
+/** A width or height in user units or px: `24`, ` 24px `. The space before `px` is read once, not twice. */
+export const SVG_LENGTH = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:px\s*)?$/;
 
 /** Canonical spellings, looked up by lowercase name: a browser's HTML parser fixes the case of SVG names too. */
 const SVG_ELEMENTS = new Map(
@@ -409,8 +419,8 @@ export function checkSvgIcon(input: unknown): ValueResult<string> {
   if (svg === undefined) return fail(structure);
   const attribute = (name: string): string | undefined => svg.attributes.find(([n]) => n === name)?.[1];
   const viewBox = attribute('viewBox');
-  const width = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:px)?\s*$/.exec(attribute('width') ?? '')?.[1];
-  const height = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:px)?\s*$/.exec(attribute('height') ?? '')?.[1];
+  const width = SVG_LENGTH.exec(attribute('width') ?? '')?.[1];
+  const height = SVG_LENGTH.exec(attribute('height') ?? '')?.[1];
   if (viewBox !== undefined) {
     const box = viewBox.trim().split(/[\s,]+/).map(Number);
     if (box.length !== 4 || !box.every(Number.isFinite) || box[2]! <= 0 || box[3]! <= 0) return fail('must have a viewBox of four numbers with a positive size, such as viewBox="0 0 24 24"');

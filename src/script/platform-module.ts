@@ -36,6 +36,15 @@ const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]
 const SEGMENT = /^[A-Za-z0-9._~-]+$/;
 const MAX_URL = 2048;
 
+/** `path` without its leading and trailing slashes (a scan: `/\/+$/` tries a long run from each slash). */
+export function trimSlashes(path: string): string {
+  let start = 0;
+  let end = path.length;
+  while (start < end && path[start] === '/') start++;
+  while (end > start && path[end - 1] === '/') end--;
+  return path.slice(start, end);
+}
+
 function parse(input: unknown): Omit<SourceInfo, 'value' | 'type'> | undefined {
   if (typeof input !== 'string') return undefined;
   const url = input.trim();
@@ -63,7 +72,7 @@ function parse(input: unknown): Omit<SourceInfo, 'value' | 'type'> | undefined {
   }
   host = host.toLowerCase();
   if (!HOST.test(host) || !host.includes('.') && host !== 'localhost') return undefined;
-  const segments = path.replace(/^\/+|\/+$/g, '').split('/');
+  const segments = trimSlashes(path).split('/');
   // The web address of a file or branch (`/owner/name/tree/main/…`, `/-/blob/…`) names the repository first.
   const cut = segments.findIndex((s, i) => i >= 2 && (s === '-' || s === 'tree' || s === 'blob' || s === 'src'));
   const repo = cut > 0 ? segments.slice(0, cut) : segments;

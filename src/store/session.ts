@@ -62,6 +62,9 @@ function toMs(v: unknown): number {
   return t;
 }
 
+/** A double written as text. One way to match each text (docs/architecture.md "Regular expressions on what a visitor sends"). */
+export const DOUBLE_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
 /** Milliseconds a Date can hold (ECMAScript's time range), so that both engines store them exactly. */
 const MAX_MS = 8.64e15;
 
@@ -85,7 +88,7 @@ function filterValue(t: TableLayout, name: string, op: FilterOp, f: FieldLayout 
       return r.value;
     }
     case 'double': {
-      const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(v) ? Number(v) : NaN;
+      const n = typeof v === 'number' ? v : typeof v === 'string' && DOUBLE_TEXT.test(v) ? Number(v) : NaN;
       if (!Number.isFinite(n)) throw wrong('pass a finite number (a number, or its digits as text)');
       return n;
     }

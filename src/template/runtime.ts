@@ -513,7 +513,10 @@ export function outAttributes(S: RenderState, v: unknown): void | Promise<void> 
   if (markup !== undefined && ATTRIBUTE_LIST.test(markup)) S.s += markup;
 }
 
-const ATTRIBUTE_LIST = /^(?:\s*[a-z][a-z0-9-]*(?:="[^"<>]*")?)*\s*$/;
+// Each name is read whole (the lookahead): `(?:\s*[a-z][a-z0-9-]*…)*` could split a long name
+// every way, and tried them all before failing (docs/architecture.md "Regular expressions on what
+// a visitor sends"). The same lists match.
+export const ATTRIBUTE_LIST = /^\s*(?:[a-z][a-z0-9-]*(?![a-z0-9-])(?:="[^"<>]*")?\s*)*$/;
 
 export function outJson(S: RenderState, v: unknown, inString: boolean): void | Promise<void> {
   if (isThenable(v)) return Promise.resolve(v).then((x) => outJson(S, x, inString));

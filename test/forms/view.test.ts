@@ -99,7 +99,7 @@ describe('form view: input attributes per type', () => {
   });
   it('country, geo and uid: text with a pattern', () => {
     assert.equal(input('country'), 'type="text" value="FRA" maxlength="3" minlength="3" pattern="[A-Za-z]{3}"');
-    assert.equal(input('place'), 'type="text" value="48.85,2.35" pattern="\\s*[+\\-]?(?:\\d+\\.?\\d*|\\.\\d+)\\s*,\\s*[+\\-]?(?:\\d+\\.?\\d*|\\.\\d+)\\s*"');
+    assert.equal(input('place'), 'type="text" value="48.85,2.35" pattern="\\s*[+\\-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)\\s*,\\s*[+\\-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)\\s*"');
     assert.equal(input('slug'), 'type="text" value="a-b" maxlength="100" minlength="2" pattern="[a-z0-9][a-z0-9\\-]*[a-z0-9]"');
   });
   it('patterns compile as browsers compile them (v flag) and match what the field accepts', () => {

@@ -223,7 +223,49 @@ export function realDir(dir: string): string {
 
 const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(\s[^<>]*?)?(\/?)>/g;
 const ATTR = /(\s)([^\s"'=<>/]+)(\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/g;
-const RAW_TEXT = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
+/** Where a script or style element starts; its start tag ends at the next `>`. */
+const RAW_TEXT_OPEN = /<(script|style)\b/gi;
+const RAW_TEXT_CLOSE: Record<string, RegExp> = { script: /<\/script\s*>/gi, style: /<\/style\s*>/gi };
+
+/**
+ * The script and style elements of a page, as `/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi`
+ * would find them, in one pass: that pattern read the rest of the page again from each start tag
+ * that has no end tag (docs/architecture.md "Regular expressions on what a visitor sends"). The
+ * next `>` and the next end tag of each name are remembered: once none follows a point, none
+ * follows any later one.
+ */
+export function rawTextElements(html: string): Array<{ start: number; openEnd: number; end: number }> {
+  const found: Array<{ start: number; openEnd: number; end: number }> = [];
+  let gt = -1;
+  const closes = new Map<string, { at: number; end: number }>();
+  for (let from = 0; ; ) {
+    RAW_TEXT_OPEN.lastIndex = from;
+    const m = RAW_TEXT_OPEN.exec(html);
+    if (m === null) break;
+    const start = m.index;
+    if (gt < start + m[0].length) {
+      gt = html.indexOf('>', start + m[0].length);
+      if (gt === -1) break;
+    }
+    const openEnd = gt + 1;
+    const name = m[1]!.toLowerCase();
+    let close = closes.get(name);
+    if (close === undefined || (close.at !== -1 && close.at < openEnd)) {
+      const re = RAW_TEXT_CLOSE[name]!;
+      re.lastIndex = openEnd;
+      const c = re.exec(html);
+      close = c === null ? { at: -1, end: -1 } : { at: c.index, end: c.index + c[0].length };
+      closes.set(name, close);
+    }
+    if (close.at === -1) {
+      from = start + 1;
+      continue;
+    }
+    found.push({ start, openEnd, end: close.end });
+    from = close.end;
+  }
+  return found;
+}
 
 /** Whether an attribute of an element holds a URL the mount rewrites. */
 function isLinkAttribute(tag: string, name: string): boolean {
@@ -248,11 +290,10 @@ export function mountHtml(html: string, prefix: string): string {
   let out = '';
   let last = 0;
   // Script and style bodies stay as written: their hashes are in the page's policy.
-  for (const m of html.matchAll(RAW_TEXT)) {
-    const openEnd = html.indexOf('>', m.index!) + 1;
-    out += rewriteTags(html.slice(last, openEnd), prefix);
-    out += html.slice(openEnd, m.index! + m[0].length);
-    last = m.index! + m[0].length;
+  for (const e of rawTextElements(html)) {
+    out += rewriteTags(html.slice(last, e.openEnd), prefix);
+    out += html.slice(e.openEnd, e.end);
+    last = e.end;
   }
   return out + rewriteTags(html.slice(last), prefix);
 }
