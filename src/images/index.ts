@@ -1,7 +1,7 @@
 /**
  * Uploaded images. The pure layer (no HTTP, no database): recognising an upload by its bytes
  * and checking its file name (sniff.ts), reading its header from its first bytes as they arrive
- * (header.ts); turning it into the image the app serves, upright, without metadata, at most 1000
+ * (header.ts, with the `image-size` package); turning it into the image the app serves, upright, without metadata, at most 1000
  * pixels on its longest side and under 500 KB, with decompression bombs refused before decoding
  * (process.ts); and the files on disk, uploads by id and processed images by the SHA-256 of their
  * bytes (files.ts), or the same in PostgreSQL, in chunks (database.ts; both behind store.ts),
@@ -24,7 +24,7 @@ export {
 } from './process.js';
 export { ImageFiles, UPLOAD_ID, RESULT_NAME } from './files.js';
 export { type ImageStore, type StoredImage, type UploadWriter } from './store.js';
-export { HeaderScanner, readImageHeader, type ImageHeader, type HeaderProblem } from './header.js';
+export { HeaderScanner, readImageHeader, HEADER_MAX_BYTES, type ImageHeader, type HeaderProblem } from './header.js';
 export { receiveUpload, type Received, type ReceiveOptions } from './receive.js';
 export { openImageStore, imagesDirectory, importImageFiles, type ImageStoreOptions } from './open.js';
 export { DatabaseImages, ensureImageStoreTables, copyImageFiles, CHUNK_BYTES, IMAGE_OBJECT_TABLE, IMAGE_CHUNK_TABLE, type ImportResult } from './database.js';

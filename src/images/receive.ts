@@ -4,10 +4,11 @@
  *
  * 1. Each piece is counted: past `maxBytes` the upload is refused at once (chunked bodies, which
  *    give no Content-Length, included).
- * 2. The first pieces go through the header scanner (header.ts) until it knows the format and
- *    the size in pixels: not an image, a broken header or too many pixels refuse the upload then,
- *    with the rest of the body unread. Meanwhile they are held (up to CHUNK_BYTES; a header that
- *    runs longer is scanned while the pieces go on to the store).
+ * 2. The first pieces go through the header scanner (header.ts, which copies up to 512 KiB of
+ *    them for the `image-size` package) until it knows the format and the size in pixels: not an
+ *    image, a broken header or too many pixels refuse the upload then, with the rest of the body
+ *    unread. Meanwhile they are held (up to CHUNK_BYTES; a header that runs longer is scanned
+ *    while the pieces go on to the store).
  * 3. The store's writer (createUpload) is opened once the header is known or a chunk's worth is
  *    held, and takes every piece from then on (the database stores each 256 KiB chunk as it
  *    fills; a directory appends to a temporary file).
