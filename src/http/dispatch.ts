@@ -36,6 +36,8 @@ export interface Exchange {
   forwarded?: boolean;
   /** Reads the body, at most `limit` bytes (rejects with a 413 LanewayError past it). */
   readBody(limit: number): Promise<Buffer>;
+  /** The body as it arrives (RequestInfo.bodyStream); absent without a connection. */
+  bodyStream?: (() => AsyncIterable<Buffer>) | undefined;
   /** Calls `listener` once the connection closes (the count of open event streams). */
   onClose(listener: () => void): void;
   /** Told the route pattern that answers, once known (a nested site's: with its prefix). */
@@ -148,6 +150,7 @@ function requestOf(app: App, ex: Exchange, path: string, query: string, params: 
     params,
     acceptsJson: prefersJson(ex.headers.accept),
     readBody: (own?: number) => (body ??= ex.readBody(own ?? limit)),
+    bodyStream: ex.bodyStream,
   };
 }
 

@@ -136,7 +136,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
     const done = (status: number) => logger.access({ id, method, path: rawPath, status, ms: performance.now() - start, client: logged(req, client) });
     try {
       // 2. Dispatch, then send.
-      const d = dispatch(app, { id, method, url, headers: req.headers, client, forwarded: !trust.empty, readBody: (limit) => readBody(req, limit), onClose: (listener) => res.once('close', listener), seen });
+      const d = dispatch(app, { id, method, url, headers: req.headers, client, forwarded: !trust.empty, readBody: (limit) => readBody(req, limit), bodyStream: () => streamBody(req), onClose: (listener) => res.once('close', listener), seen });
       const reply = d.reply;
       if (!(reply instanceof Promise)) {
         const sent = sendReply(req, res, d, reply, seen);
@@ -208,6 +208,31 @@ function sendEvents(req: IncomingMessage, res: ServerResponse, reply: Extract<Re
     streams?.add(shutdown);
     stop = reply.open({ write: (text) => res.write(text), onDrain: (listener) => res.once('drain', listener), end: () => res.end() }, settings);
   });
+}
+
+/**
+ * A request body as it arrives, piece by piece (RequestInfo.bodyStream), pulled: the socket is
+ * read only as fast as the pieces are taken. A client gone mid-body (the request destroyed
+ * before its end) throws 400, as `readBody` rejects; a reader that stops early leaves the rest
+ * unread.
+ */
+export async function* streamBody(req: IncomingMessage): AsyncGenerator<Buffer> {
+  for (;;) {
+    if (req.destroyed && !req.readableEnded) throw answers.bodyCutOff();
+    const piece = req.read() as Buffer | null;
+    if (piece !== null) {
+      yield piece;
+      continue;
+    }
+    if (req.readableEnded) return;
+    await new Promise<void>((resolve) => {
+      const settle = () => {
+        req.off('readable', settle).off('end', settle).off('close', settle).off('error', settle);
+        resolve();
+      };
+      req.on('readable', settle).on('end', settle).on('close', settle).on('error', settle);
+    });
+  }
 }
 
 /** Reads a request body up to `limit` bytes; past it, rejects with 413 and stops reading. */

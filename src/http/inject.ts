@@ -51,6 +51,10 @@ export async function inject(app: App, request: InjectRequest): Promise<InjectRe
         if (body.length > limit) throw answers.bodyTooLarge(limit);
         return body;
       },
+      // In pieces of 64 KiB, as a connection would give them.
+      async *bodyStream() {
+        for (let at = 0; at < body.length; at += 65_536) yield body.subarray(at, at + 65_536);
+      },
       onClose: (listener) => res.once('close', listener),
     });
     status = await send(req, res as unknown as ServerResponse, await d.reply, id, { events: d.app.settings.events, dev: d.app.options.dev === true });

@@ -4,23 +4,29 @@
  *
  * Two tables. `lw__image_object` has a row per stored thing, named by a key (`u/<upload id>`,
  * `r/<sha256>.jpg|png`), with its size, its number of chunks and when it was stored;
- * `lw__image_chunk` holds the bytes, in chunks of CHUNK_BYTES (256 KiB) numbered from 0. A thing
- * is written in one transaction (its row, then its chunks, one statement each), so a reader sees
- * it whole or not at all, and nothing is left half-written by a process that dies: there are no
- * temporary files to sweep. A second upload under one id meets the primary key (EEXIST), as a
- * second file would; a processed image stored twice is stored once.
+ * `lw__image_chunk` holds the bytes, in chunks of CHUNK_BYTES (256 KiB) numbered from 0.
  *
- * Reads go chunk by chunk: an image is sent (and a range of it) one statement per chunk, never
- * whole in memory; only the worker reads an upload whole, as processing needs it.
+ * An upload is written as it arrives, never whole in memory and never in one long transaction (a
+ * slow client would hold a pooled connection for its whole upload): its row first, `partial`, which
+ * takes the id (a second upload under it meets the primary key: EEXIST, as a second file would);
+ * then each chunk once it is full, one statement each; and at the end the last chunk and the row's
+ * size and count, with `partial` cleared, in one short transaction. Until then no read sees it
+ * (`partial` rows are not there for `openUpload`). An upload cut short deletes its rows at once;
+ * those of a process that died are swept with the uploads never attached (listUploads lists them).
+ * A processed image (at most 500 KB, made whole by sharp) is written in one transaction; stored
+ * twice, it is stored once.
+ *
+ * Reads go chunk by chunk: an image is sent (and a range of it) one statement per chunk, and an
+ * upload is read by the worker the same way, never whole in memory.
  *
  * `legacy`: the images directory of before (the data directory's `images/`), read when the
  * database does not hold an image, until `laneway migrate --images` copies its files in
  * (`copyImageFiles`).
  */
 import { createHash } from 'node:crypto';
-import { ensureTables, type Engine } from '../store/index.js';
+import { ensureTables, type Engine, type Writer } from '../store/index.js';
 import { RESULT_NAME, UPLOAD_ID, type ImageFiles } from './files.js';
-import type { ImageStore, StoredImage } from './store.js';
+import { writeAll, type ImageStore, type StoredImage, type UploadWriter } from './store.js';
 import { IMAGE_TABLE } from './table.js';
 
 export const IMAGE_OBJECT_TABLE = 'lw__image_object';
@@ -32,18 +38,27 @@ const C = `"${IMAGE_CHUNK_TABLE}"`;
 
 const SQL = {
   create: `INSERT INTO ${O} ("key", "size", "chunks", "created") VALUES ($1, $2, $3, $4) ON CONFLICT ("key") DO NOTHING RETURNING "key"`,
+  /** An upload's row while its chunks arrive: [key, created]. */
+  begin: `INSERT INTO ${O} ("key", "size", "chunks", "created", "partial") VALUES ($1, 0, 0, $2, 1) ON CONFLICT ("key") DO NOTHING RETURNING "key"`,
+  /** The upload whole: [key, size, chunks]. */
+  finish: `UPDATE ${O} SET "size" = $2, "chunks" = $3, "partial" = NULL WHERE "key" = $1 AND "partial" = 1 RETURNING "key"`,
   chunk: `INSERT INTO ${C} ("key", "seq", "data") VALUES ($1, $2, $3::bytea)`,
-  head: `SELECT "size", "chunks" FROM ${O} WHERE "key" = $1`,
+  head: `SELECT "size", "chunks" FROM ${O} WHERE "key" = $1 AND "partial" IS NULL`,
   read: `SELECT "data" FROM ${C} WHERE "key" = $1 AND "seq" = $2`,
   removeChunks: `DELETE FROM ${C} WHERE "key" = $1`,
   removeObject: `DELETE FROM ${O} WHERE "key" = $1`,
   uploads: `SELECT "key", "created" FROM ${O} WHERE "key" LIKE 'u/%' ORDER BY "created" LIMIT 10000`,
 };
 
-/** Creates the two tables when missing. */
+/** Creates the two tables when missing, and adds `partial` to a table made before it existed. */
 export async function ensureImageStoreTables(engine: Engine): Promise<void> {
   await ensureTables(engine, [
-    { table: IMAGE_OBJECT_TABLE, create: `CREATE TABLE IF NOT EXISTS ${O} ("key" TEXT PRIMARY KEY, "size" BIGINT NOT NULL, "chunks" INTEGER NOT NULL, "created" BIGINT NOT NULL)`, indexes: [] },
+    {
+      table: IMAGE_OBJECT_TABLE,
+      create: `CREATE TABLE IF NOT EXISTS ${O} ("key" TEXT PRIMARY KEY, "size" BIGINT NOT NULL, "chunks" INTEGER NOT NULL, "created" BIGINT NOT NULL, "partial" INTEGER)`,
+      indexes: [],
+      added: [{ column: 'partial', type: 'INTEGER' }],
+    },
     { table: IMAGE_CHUNK_TABLE, create: `CREATE TABLE IF NOT EXISTS ${C} ("key" TEXT NOT NULL, "seq" INTEGER NOT NULL, "data" BYTEA NOT NULL, PRIMARY KEY ("key", "seq"))`, indexes: [] },
   ]);
 }
@@ -69,18 +84,17 @@ export class DatabaseImages implements ImageStore {
     this.#now = now;
   }
 
-  /** Stores `bytes` under `key` in one transaction; false when the key is taken. */
-  async #store(key: string, bytes: Buffer): Promise<boolean> {
+  /** Stores a processed image under `key` in one transaction (nothing to do when the key is taken). */
+  async #store(key: string, bytes: Buffer): Promise<void> {
     const chunks = Math.ceil(bytes.length / CHUNK_BYTES);
     const w = await this.#engine.begin();
     try {
       if (!(await w.all(SQL.create, [key, bytes.length, chunks, this.#now()])).length) {
         await w.rollback();
-        return false;
+        return;
       }
       for (let seq = 0; seq < chunks; seq++) await w.run(SQL.chunk, [key, seq, toBytea(bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES))]);
       await w.commit();
-      return true;
     } catch (e) {
       await w.rollback();
       throw e;
@@ -101,28 +115,26 @@ export class DatabaseImages implements ImageStore {
   }
 
   async #remove(key: string): Promise<void> {
-    const w = await this.#engine.begin();
-    try {
+    await transaction(this.#engine, async (w) => {
       await w.run(SQL.removeChunks, [key]);
       await w.run(SQL.removeObject, [key]);
-      await w.commit();
-    } catch (e) {
-      await w.rollback();
-      throw e;
-    }
+    });
   }
 
-  async saveUpload(id: string, bytes: Buffer): Promise<void> {
-    if (!UPLOAD_ID.test(id)) throw new TypeError(`an upload id is 10 to 64 letters, digits, "_" or "-", not ${JSON.stringify(id)}`);
-    if (!(await this.#store(`u/${id}`, bytes))) throw exists();
+  /** Starts an upload: its `partial` row takes the id (EEXIST when taken), in a statement of its own. */
+  async createUpload(id: string): Promise<UploadWriter> {
+    if (typeof id !== 'string' || !UPLOAD_ID.test(id)) throw new TypeError(`an upload id is 10 to 64 letters, digits, "_" or "-", not ${JSON.stringify(id)}`);
+    const key = `u/${id}`;
+    if (!(await transaction(this.#engine, async (w) => (await w.all(SQL.begin, [key, this.#now()])).length))) throw exists();
+    return new DatabaseUpload(this.#engine, key, () => this.#remove(key));
   }
 
-  async readUpload(id: string): Promise<Buffer | undefined> {
-    const head = await this.#head(`u/${id}`);
-    if (!head) return this.#legacy?.readUpload(id);
-    const parts: Buffer[] = [];
-    for await (const part of this.#chunks(`u/${id}`, 0, head.chunks - 1)) parts.push(part);
-    return Buffer.concat(parts, head.size);
+  async saveUpload(id: string, bytes: Buffer | AsyncIterable<Buffer>): Promise<void> {
+    await writeAll(await this.createUpload(id), bytes);
+  }
+
+  async openUpload(id: string): Promise<StoredImage | undefined> {
+    return (await this.#open(`u/${id}`)) ?? this.#legacy?.openUpload(id);
   }
 
   async removeUpload(id: string): Promise<void> {
@@ -134,7 +146,7 @@ export class DatabaseImages implements ImageStore {
     return (await this.#engine.reader.all(SQL.uploads, [])).map((r) => ({ id: String(r[0]).slice(2), mtimeMs: Number(r[1]) }));
   }
 
-  /** Nothing is ever half-written here (one transaction per image); the old directory's are swept. */
+  /** Uploads cut short by a process that died are `partial` rows, swept as uploads (listUploads); the old directory's temporary files are swept here. */
   async removeTemporary(before: number): Promise<number> {
     return (await this.#legacy?.removeTemporary(before)) ?? 0;
   }
@@ -147,9 +159,13 @@ export class DatabaseImages implements ImageStore {
 
   async openResult(name: string): Promise<StoredImage | undefined> {
     if (typeof name !== 'string' || !RESULT_NAME.test(name)) return undefined;
-    const key = `r/${name}`;
+    return (await this.#open(`r/${name}`)) ?? this.#legacy?.openResult(name);
+  }
+
+  /** What `key` holds, read chunk by chunk, or undefined when the database does not hold it whole. */
+  async #open(key: string): Promise<StoredImage | undefined> {
     const head = await this.#head(key);
-    if (!head) return this.#legacy?.openResult(name);
+    if (!head) return undefined;
     const { size } = head;
     const chunks = (start: number, end: number) => this.#chunks(key, Math.floor(start / CHUNK_BYTES), Math.floor(end / CHUNK_BYTES));
     return {
@@ -166,6 +182,81 @@ export class DatabaseImages implements ImageStore {
   /** Whether the database holds the upload `id` (copyImageFiles). */
   async hasUpload(id: string): Promise<boolean> {
     return (await this.#head(`u/${id}`)) !== undefined;
+  }
+}
+
+/**
+ * Runs `fn` in a write transaction of its own: committed when it resolves, rolled back when it
+ * throws. Its writes are held back to the first read or the commit (one write alone is then one
+ * round trip: the store's `holdWrites`).
+ */
+async function transaction<T>(engine: Engine, fn: (w: Writer) => Promise<T>): Promise<T> {
+  const w = await engine.begin({ holdWrites: true });
+  try {
+    const value = await fn(w);
+    await w.commit();
+    return value;
+  } catch (e) {
+    await w.rollback();
+    throw e;
+  }
+}
+
+/**
+ * An upload on its way in (DatabaseImages.createUpload): pieces are copied into one chunk's
+ * buffer, and each full chunk is inserted at once, in a transaction of its own; the buffer is
+ * then filled again. The last chunk goes with the commit.
+ */
+class DatabaseUpload implements UploadWriter {
+  readonly #engine: Engine;
+  readonly #key: string;
+  readonly #remove: () => Promise<void>;
+  #chunk: Buffer | undefined;
+  #filled = 0;
+  #seq = 0;
+  #size = 0;
+  #done = false;
+
+  constructor(engine: Engine, key: string, remove: () => Promise<void>) {
+    this.#engine = engine;
+    this.#key = key;
+    this.#remove = remove;
+  }
+
+  async write(piece: Buffer): Promise<void> {
+    for (let at = 0; at < piece.length; ) {
+      const chunk = (this.#chunk ??= Buffer.allocUnsafe(CHUNK_BYTES));
+      const n = piece.copy(chunk, this.#filled, at);
+      at += n;
+      this.#filled += n;
+      this.#size += n;
+      if (this.#filled === CHUNK_BYTES) await transaction(this.#engine, (w) => this.#insertChunk(w));
+    }
+  }
+
+  /** Inserts the chunk filled so far (its bytes are copied into the statement: the buffer is free again). */
+  async #insertChunk(w: Writer): Promise<void> {
+    const data = toBytea(this.#chunk!.subarray(0, this.#filled));
+    this.#filled = 0;
+    await w.run(SQL.chunk, [this.#key, this.#seq++, data]);
+  }
+
+  async commit(): Promise<void> {
+    const finished = await transaction(this.#engine, async (w) => {
+      if (this.#filled) await this.#insertChunk(w);
+      return (await w.all(SQL.finish, [this.#key, this.#size, this.#seq])).length > 0;
+    });
+    // Its row was deleted meanwhile (a sweep does not: the row is less than a day old).
+    if (!finished) throw new Error(`images: the upload ${this.#key.slice(2)} was removed while it was written`);
+    this.#done = true;
+    this.#chunk = undefined;
+  }
+
+  async abort(): Promise<void> {
+    if (this.#done) return;
+    this.#done = true;
+    this.#chunk = undefined;
+    await this.#remove();
   }
 }
 
@@ -228,13 +319,13 @@ export async function copyImageFiles(engine: Engine, db: DatabaseImages, files: 
         result.present++;
         continue;
       }
-      const bytes = await files.readUpload(id);
-      if (!bytes) {
+      const upload = await files.openUpload(id);
+      if (!upload) {
         result.missing.push(id);
         continue;
       }
       try {
-        await db.saveUpload(id, bytes);
+        await db.saveUpload(id, upload.read());
         result.copied++;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;

@@ -9,16 +9,17 @@
  *   is one file, and a name, once handed out, always means the same bytes, so that it can be
  *   served with an immutable cache lifetime.
  *
- * Every file is written under a temporary name in its final directory, flushed to disk, then
- * given its name by a hard link, which (unlike a rename) fails rather than replace a file that is
- * already there. A reader sees a whole file or none, and a crash never leaves a half-written file
- * under a real name; the temporary files a crash leaves are swept (`removeTemporary`). Only names
- * of a strict form (`UPLOAD_ID`, `RESULT_NAME`) become paths.
+ * Every file is written under a temporary name in its final directory (an upload piece by piece
+ * as it arrives, never whole in memory), flushed to disk, then given its name by a hard link,
+ * which (unlike a rename) fails rather than replace a file that is already there. A reader sees a
+ * whole file or none, and a crash never leaves a half-written file under a real name; an upload
+ * cut short deletes its temporary file at once, and those a crash leaves are swept
+ * (`removeTemporary`). Only names of a strict form (`UPLOAD_ID`, `RESULT_NAME`) become paths.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ImageStore, StoredImage } from './store.js';
+import { writeAll, type ImageStore, type StoredImage, type UploadWriter } from './store.js';
 
 /** What an upload id looks like (ids are made by the server, e.g. random base64url). */
 export const UPLOAD_ID = /^[A-Za-z0-9_-]{10,64}$/;
@@ -49,19 +50,60 @@ async function writeDurably(file: string, bytes: Uint8Array): Promise<void> {
   }
 }
 
+/** A temporary name beside `target` (TEMP_NAME), its directory made when missing. */
+async function temporaryFor(target: string): Promise<string> {
+  const dir = path.dirname(target);
+  await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  return path.join(dir, `.${randomBytes(12).toString('hex')}.tmp`);
+}
+
 /**
  * Writes `bytes` to `target` all at once; throws an error with `code` 'EEXIST', and leaves the
  * existing file as it was, when `target` exists.
  */
 async function writeNew(target: string, bytes: Uint8Array): Promise<void> {
-  const dir = path.dirname(target);
-  await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
-  const temp = path.join(dir, `.${randomBytes(12).toString('hex')}.tmp`);
+  const temp = await temporaryFor(target);
   try {
     await writeDurably(temp, bytes);
     await fs.link(temp, target);
   } finally {
     await fs.rm(temp, { force: true });
+  }
+}
+
+function exists(): NodeJS.ErrnoException {
+  return Object.assign(new Error('already stored'), { code: 'EEXIST' });
+}
+
+/** An upload written piece by piece to a temporary file, linked to its name when whole (writeNew's steps, spread out). */
+class FileUpload implements UploadWriter {
+  #done = false;
+  constructor(
+    readonly target: string,
+    readonly temp: string,
+    readonly handle: fs.FileHandle,
+  ) {}
+
+  async write(piece: Buffer): Promise<void> {
+    for (let at = 0; at < piece.length; ) at += (await this.handle.write(piece, at)).bytesWritten;
+  }
+
+  async commit(): Promise<void> {
+    this.#done = true;
+    try {
+      await this.handle.sync();
+      await this.handle.close();
+      await fs.link(this.temp, this.target);
+    } finally {
+      await fs.rm(this.temp, { force: true });
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.#done) return;
+    this.#done = true;
+    await this.handle.close().catch(() => {});
+    await fs.rm(this.temp, { force: true });
   }
 }
 
@@ -109,19 +151,25 @@ export class ImageFiles implements ImageStore {
     return path.join(this.uploadsDir, id);
   }
 
-  /** Stores an upload's bytes; throws an error with `code` 'EEXIST' when `id` is already taken. */
-  async saveUpload(id: string, bytes: Buffer): Promise<void> {
-    await writeNew(this.uploadPath(id), bytes);
+  /**
+   * Starts writing an upload to a temporary file; throws an error with `code` 'EEXIST' when `id`
+   * is already taken (now, or at the commit: the link decides between two writes at once).
+   */
+  async createUpload(id: string): Promise<UploadWriter> {
+    const target = this.uploadPath(id);
+    const temp = await temporaryFor(target);
+    if (await fs.stat(target).then(() => true, (e: unknown) => (isMissing(e) ? false : Promise.reject(e)))) throw exists();
+    return new FileUpload(target, temp, await fs.open(temp, 'wx', FILE_MODE));
   }
 
-  /** The bytes of an upload, or undefined when there is none under `id`. */
-  async readUpload(id: string): Promise<Buffer | undefined> {
-    try {
-      return await fs.readFile(this.uploadPath(id));
-    } catch (e) {
-      if (isMissing(e)) return undefined;
-      throw e;
-    }
+  /** Stores an upload's bytes; throws an error with `code` 'EEXIST' when `id` is already taken. */
+  async saveUpload(id: string, bytes: Buffer | AsyncIterable<Buffer>): Promise<void> {
+    await writeAll(await this.createUpload(id), bytes);
+  }
+
+  /** An upload, read from its file in pieces (its `path` is the file), or undefined when there is none. */
+  async openUpload(id: string): Promise<StoredImage | undefined> {
+    return this.openFile(this.uploadPath(id));
   }
 
   /** Deletes an upload; nothing happens when there is none. */
@@ -170,7 +218,11 @@ export class ImageFiles implements ImageStore {
   /** A processed image, read from its file in pieces (undefined when there is no such file). */
   async openResult(name: string): Promise<StoredImage | undefined> {
     const file = this.resultPath(name);
-    if (!file) return undefined;
+    return file ? this.openFile(file) : undefined;
+  }
+
+  /** A file read in pieces, or undefined when there is none. */
+  private async openFile(file: string): Promise<StoredImage | undefined> {
     let size: number;
     try {
       size = (await fs.stat(file)).size;
@@ -180,6 +232,7 @@ export class ImageFiles implements ImageStore {
     }
     return {
       size,
+      path: file,
       read: (start = 0, end = size - 1) => createReadStream(file, { start, end, highWaterMark: 256 * 1024 }),
     };
   }

@@ -18,6 +18,7 @@
  * No metadata reaches the output: sharp writes none (EXIF with GPS positions and camera serial
  * numbers, XMP, IPTC, comments, ICC profiles) unless asked, and nothing here asks.
  */
+import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import type SharpModule from 'sharp';
 import type { Channels, Metadata, Sharp } from 'sharp';
@@ -80,13 +81,17 @@ function limit(options: ProcessOptions, name: keyof ProcessOptions): number {
   return value;
 }
 
-/** Checks, orients, resizes, strips and re-encodes an upload; throws an ImageError when refused. */
-export async function processImage(input: Buffer, options: ProcessOptions = {}): Promise<ProcessedImage> {
+/**
+ * Checks, orients, resizes, strips and re-encodes an upload; throws an ImageError when refused.
+ * `input`: the bytes, or the path of the file they are in, which libvips then reads itself, in
+ * sequence, as it decodes (the upload is never whole in JavaScript's memory: docs/images.md).
+ */
+export async function processImage(input: Buffer | string, options: ProcessOptions = {}): Promise<ProcessedImage> {
   const maxSide = limit(options, 'maxSide');
   const maxBytes = limit(options, 'maxBytes');
   const maxPixels = limit(options, 'maxPixels');
 
-  const format = sniffImage(input);
+  const format = sniffImage(typeof input === 'string' ? await firstBytes(input, 8) : input);
   if (!format) throw new ImageError('LW_IMAGE_INVALID', 'the file is not a PNG, JPEG or GIF image');
   await checkPixelCount(input, maxPixels);
   const pixels = await decode(input, maxSide, maxPixels);
@@ -97,8 +102,19 @@ export async function processImage(input: Buffer, options: ProcessOptions = {}):
   return jpegUnder(pixels, maxBytes);
 }
 
+/** The first `n` bytes of a file (fewer when it is shorter). */
+async function firstBytes(file: string, n: number): Promise<Buffer> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(n), 0, n, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The image's header (sharp's metadata() decodes no pixels). */
-async function readHeader(input: Buffer): Promise<Metadata> {
+async function readHeader(input: Buffer | string): Promise<Metadata> {
   try {
     // No pixel limit here: the point is to read the dimensions of an image over it.
     return await sharp(input, { limitInputPixels: false }).metadata();
@@ -107,14 +123,14 @@ async function readHeader(input: Buffer): Promise<Metadata> {
   }
 }
 
-async function checkPixelCount(input: Buffer, maxPixels: number): Promise<void> {
+async function checkPixelCount(input: Buffer | string, maxPixels: number): Promise<void> {
   const { width, height } = await readHeader(input);
   if (width * height > maxPixels) {
     throw new ImageError('LW_IMAGE_TOO_LARGE', `the image is ${width}×${height} pixels, more than ${maxPixels} in all`);
   }
 }
 
-async function decode(input: Buffer, maxSide: number, maxPixels: number): Promise<Pixels> {
+async function decode(input: Buffer | string, maxSide: number, maxPixels: number): Promise<Pixels> {
   try {
     const { data, info } = await sharp(input, {
       limitInputPixels: maxPixels,

@@ -3,9 +3,12 @@
  * process that serves the app (docs/images.md "Processing").
  *
  * A pass reads the ids of attached uploads still `uploaded`, takes a lease on each (an UPDATE that
- * succeeds only while nobody holds it), reads the upload's bytes, processes them (process.ts:
- * upright, metadata removed, at most 1000 px, under 500 KB), saves the result under its content
- * hash, marks the row `ready` and deletes the upload. Bytes that turn out not to be a usable image
+ * succeeds only while nobody holds it), processes the upload (process.ts: upright, metadata
+ * removed, at most 1000 px, under 500 KB), saves the result under its content hash, marks the row
+ * `ready` and deletes the upload. Sharp reads the upload from a file: its own, in an images
+ * directory; in the database, a temporary copy the worker writes chunk by chunk (`spoolUpload`,
+ * in the system's temporary directory, removed once processed). Sharp would gather a stream into
+ * one Buffer before decoding it; a file it reads as it decodes. Bytes that turn out not to be a usable image
  * mark the row `failed`. An upload file this process cannot see (another instance's directory
  * that is not shared) is left alone for `missingMs`, and logged.
  *
@@ -16,18 +19,22 @@
  * kill, a replaced worker) is given back at once, by the first pass (docs/images.md).
  *
  * The same pass deletes uploads nobody attached within `keepUnattachedMs` (a day): rows and files,
- * files without a row (a PUT that died between its file and its row), and the temporary files
- * of writes that died (files.ts), from the start and then every `sweepEveryMs`.
+ * files without a row (a PUT that died between its file and its row, or before its end: in the
+ * database, a `partial` upload), the temporary files of writes that died (files.ts), and the
+ * temporary copies of a worker that died, from the start and then every `sweepEveryMs`.
  *
  * Images are processed one at a time: sharp runs on libuv's threads, but two large decodes at once
  * would double the memory a pass needs. Passes run one at a time (src/shared/passes.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { createWriteStream, existsSync, promises as fs, readFileSync, readlinkSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Passes } from '../shared/index.js';
 import type { Engine } from '../store/index.js';
-import type { ImageStore } from './store.js';
+import type { ImageStore, StoredImage } from './store.js';
 import { ImageError, processImage } from './process.js';
 import { imageSql, type ImageSql } from './table.js';
 
@@ -239,8 +246,8 @@ export class ImageWorker {
   }
 
   async #processHeld(id: string, renew: (ms: number) => Promise<void>): Promise<void> {
-    const bytes = await this.#files.readUpload(id);
-    if (!bytes) {
+    const upload = await this.#files.openUpload(id);
+    if (!upload) {
       await renew(this.#t.missingMs);
       this.#log.error(`images: the upload ${id} is not in ${this.#files.where} on this instance; with several instances, every one must share the images directory, or keep the images in the database (docs/images.md)`, { code: 'LW_IMAGE_STORE', id });
       return;
@@ -251,14 +258,17 @@ export class ImageWorker {
       while (existsSync(this.#testHold) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     }
     let result;
+    const copy = upload.path === undefined ? await spoolUpload(upload) : undefined;
     try {
-      result = await processImage(bytes);
+      result = await processImage(upload.path ?? copy!.file);
     } catch (e) {
       if (!(e instanceof ImageError)) throw e;
       await this.#write(this.#sql.failed, [e.message.slice(0, 500), id]);
       await this.#files.removeUpload(id);
       this.#log.error(`images: upload ${id} cannot be used: ${e.message}`, { code: e.code, id });
       return;
+    } finally {
+      await copy?.remove();
     }
     const src = await this.#files.saveResult(result.data, result.format);
     await this.#write(this.#sql.ready, [src, result.width, result.height, id]);
@@ -284,6 +294,40 @@ export class ImageWorker {
       if (!known.length || String(known[0]![4]) !== 'uploaded') await this.#files.removeUpload(u.id);
     }
     await this.#files.removeTemporary(before);
+    // Files of this machine, by its own clock (a test's clock may run ahead).
+    await removeSpooled(Date.now() - this.#t.keepUnattachedMs);
+  }
+}
+
+/** The temporary copies of uploads (spoolUpload): `laneway-upload-<random>` in the system's temporary directory. */
+const SPOOLED = /^laneway-upload-[0-9a-f]{24}$/;
+
+/** Writes an upload to a temporary file, chunk by chunk, for sharp to read (mode 0600). */
+async function spoolUpload(upload: StoredImage): Promise<{ file: string; remove(): Promise<void> }> {
+  const file = path.join(tmpdir(), `laneway-upload-${randomBytes(12).toString('hex')}`);
+  const remove = () => fs.rm(file, { force: true });
+  try {
+    await pipeline(Readable.from(upload.read()), createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+  } catch (e) {
+    await remove();
+    throw e;
+  }
+  return { file, remove };
+}
+
+/** Deletes the copies a process that died left (spoolUpload) last modified before `before`. */
+async function removeSpooled(before: number): Promise<void> {
+  const dir = tmpdir();
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => SPOOLED.test(n));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat && stat.mtimeMs < before) await fs.rm(file, { force: true });
   }
 }
 

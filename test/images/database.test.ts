@@ -29,6 +29,7 @@ import { BIN, serve, type Served } from '../support/served-process.js';
 import { TestVisitor } from '../support/visitor.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { CHUNK_BYTES, DatabaseImages, ensureImageStoreTables } from '../../src/images/index.js';
+import { readUpload } from '../support/image-store.js';
 
 const APP = {
   '📦/🌐Post.yaml': 'title: string\nimage:\n  type: image\n  public: true\n',
@@ -85,9 +86,9 @@ describe('DatabaseImages on PostgreSQL', () => {
       await store.saveUpload('upload-one-0001', bytes);
       const chunks = await engine.reader.all(`SELECT "seq", length("data") FROM "lw__image_chunk" WHERE "key" = $1 ORDER BY "seq"`, ['u/upload-one-0001']);
       assert.deepEqual(chunks, [[0, CHUNK_BYTES], [1, CHUNK_BYTES], [2, 1234]]);
-      assert.deepEqual(await store.readUpload('upload-one-0001'), bytes);
+      assert.deepEqual(await readUpload(store, 'upload-one-0001'), bytes);
       await assert.rejects(store.saveUpload('upload-one-0001', Buffer.from('other')), (e: NodeJS.ErrnoException) => e.code === 'EEXIST');
-      assert.deepEqual(await store.readUpload('upload-one-0001'), bytes, 'the first upload stays');
+      assert.deepEqual(await readUpload(store, 'upload-one-0001'), bytes, 'the first upload stays');
       assert.deepEqual((await store.listUploads()).map((u) => u.id), ['upload-one-0001']);
 
       const name = await store.saveResult(bytes, 'png');
@@ -103,8 +104,29 @@ describe('DatabaseImages on PostgreSQL', () => {
       assert.equal(await store.openResult('../../etc/passwd'), undefined);
 
       await store.removeUpload('upload-one-0001');
-      assert.equal(await store.readUpload('upload-one-0001'), undefined);
+      assert.equal(await readUpload(store, 'upload-one-0001'), undefined);
       assert.deepEqual(await engine.reader.all(`SELECT count(*) FROM "lw__image_chunk" WHERE "key" LIKE 'u/%'`, []), [[0]]);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('lw__image_object of before', () => {
+  it('gets its `partial` column at start; what it held is read as before', async () => {
+    const url = await (await startPostgres()).createDatabase();
+    const engine = await openPostgres(url);
+    try {
+      const w = await engine.begin();
+      await w.run(`CREATE TABLE "lw__image_object" ("key" TEXT PRIMARY KEY, "size" BIGINT NOT NULL, "chunks" INTEGER NOT NULL, "created" BIGINT NOT NULL)`, []);
+      await w.run(`CREATE TABLE "lw__image_chunk" ("key" TEXT NOT NULL, "seq" INTEGER NOT NULL, "data" BYTEA NOT NULL, PRIMARY KEY ("key", "seq"))`, []);
+      await w.run(`INSERT INTO "lw__image_object" VALUES ('u/upload-before-1', 3, 1, 1)`, []);
+      await w.run(`INSERT INTO "lw__image_chunk" VALUES ('u/upload-before-1', 0, '\\x616263'::bytea)`, []);
+      await w.commit();
+      await ensureImageStoreTables(engine);
+      const columns = await engine.reader.all(`SELECT column_name FROM information_schema.columns WHERE table_name = 'lw__image_object' ORDER BY ordinal_position`, []);
+      assert.deepEqual(columns.flat(), ['key', 'size', 'chunks', 'created', 'partial']);
+      assert.deepEqual(await readUpload(new DatabaseImages(engine), 'upload-before-1'), Buffer.from('abc'));
     } finally {
       await engine.close();
     }

@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImageFiles } from '../../src/images/index.js';
+import { readUpload } from '../support/image-store.js';
 
 const roots: string[] = [];
 after(() => {
@@ -32,10 +33,10 @@ function isEexist(e: unknown): boolean {
 describe('ImageFiles uploads', () => {
   it('saves, reads and removes an upload, creating private directories on first use', async () => {
     const f = files();
-    assert.equal(await f.readUpload(ID), undefined);
+    assert.equal(await readUpload(f, ID), undefined);
     assert.deepEqual(await f.listUploads(), []);
     await f.saveUpload(ID, Buffer.from('raw bytes'));
-    assert.deepEqual(await f.readUpload(ID), Buffer.from('raw bytes'));
+    assert.deepEqual(await readUpload(f, ID), Buffer.from('raw bytes'));
     assert.deepEqual(readFileSync(join(f.dir, 'uploads', ID)), Buffer.from('raw bytes'));
     if (process.platform !== 'win32') {
       assert.equal(statSync(f.dir).mode & 0o777, 0o700);
@@ -43,7 +44,7 @@ describe('ImageFiles uploads', () => {
       assert.equal(statSync(join(f.dir, 'uploads', ID)).mode & 0o777, 0o600);
     }
     await f.removeUpload(ID);
-    assert.equal(await f.readUpload(ID), undefined);
+    assert.equal(await readUpload(f, ID), undefined);
     await f.removeUpload(ID);
   });
 
@@ -51,7 +52,7 @@ describe('ImageFiles uploads', () => {
     const f = files();
     await f.saveUpload(ID, Buffer.from('first'));
     await assert.rejects(f.saveUpload(ID, Buffer.from('second')), isEexist);
-    assert.deepEqual(await f.readUpload(ID), Buffer.from('first'));
+    assert.deepEqual(await readUpload(f, ID), Buffer.from('first'));
     assert.deepEqual(readdirSync(join(f.dir, 'uploads')), [ID], 'no temporary file left behind');
   });
 
@@ -61,18 +62,41 @@ describe('ImageFiles uploads', () => {
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     const failure = results.find((r) => r.status === 'rejected');
     assert.ok(failure && isEexist(failure.reason));
-    assert.ok(['a', 'b'].includes(String(await f.readUpload(ID))));
+    assert.ok(['a', 'b'].includes(String(await readUpload(f, ID))));
     assert.deepEqual(readdirSync(join(f.dir, 'uploads')), [ID]);
+  });
+
+  it('writes an upload piece by piece to a temporary file, under its id only once committed; an abort leaves nothing', async () => {
+    const f = files();
+    const uploads = join(f.dir, 'uploads');
+    const w = await f.createUpload(ID);
+    await w.write(Buffer.from('first '));
+    await w.write(Buffer.from('second'));
+    const [temp, ...others] = readdirSync(uploads);
+    assert.match(temp!, /^\.[0-9a-f]{24}\.tmp$/);
+    assert.deepEqual(others, []);
+    assert.deepEqual(readFileSync(join(uploads, temp!)), Buffer.from('first second'), 'on disk as it arrives');
+    assert.equal(await f.openUpload(ID), undefined);
+    await w.commit();
+    assert.deepEqual(readdirSync(uploads), [ID]);
+    assert.deepEqual(await readUpload(f, ID), Buffer.from('first second'));
+    assert.equal((await f.openUpload(ID))!.path, join(uploads, ID), 'sharp reads the file itself');
+    await assert.rejects(f.createUpload(ID), isEexist, 'taken: refused before anything is written');
+
+    const cut = await f.createUpload('u_cut_short_01');
+    await cut.write(Buffer.from('half'));
+    await cut.abort();
+    assert.deepEqual(readdirSync(uploads), [ID]);
   });
 
   it('refuses ids that are not 10 to 64 of [A-Za-z0-9_-], before touching the disk', async () => {
     const f = files();
     for (const id of BAD_IDS) {
       await assert.rejects(f.saveUpload(id, Buffer.from('x')), TypeError, JSON.stringify(id));
-      await assert.rejects(f.readUpload(id), TypeError);
+      await assert.rejects(readUpload(f, id), TypeError);
       await assert.rejects(f.removeUpload(id), TypeError);
     }
-    await assert.rejects(f.readUpload(undefined as unknown as string), TypeError);
+    await assert.rejects(readUpload(f, undefined as unknown as string), TypeError);
     assert.deepEqual(await f.listUploads(), []);
     await f.saveUpload('a'.repeat(10), Buffer.from('x'));
     await f.saveUpload('Z'.repeat(64), Buffer.from('x'));

@@ -53,6 +53,13 @@ export interface RequestInfo {
    * LanewayError past it). Read once: a second call gets the same body.
    */
   readBody(limit?: number): Promise<Buffer>;
+  /**
+   * The body as it arrives, in the pieces the connection gives (the uploads of `/__/images/`,
+   * docs/images.md): nothing is kept once handed on, and a reader that stops early leaves the
+   * rest unread (its answer closes the connection). Throws a 400 LanewayError when the client goes
+   * away mid-body. Either this or `readBody`, once. Absent on requests made without a connection.
+   */
+  bodyStream?: (() => AsyncIterable<Buffer>) | undefined;
 }
 
 /** Headers of a Reply; `Set-Cookie` may repeat. */

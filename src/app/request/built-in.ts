@@ -10,6 +10,7 @@ import type { Method, RouteSpec } from '../../router/index.js';
 import { notFound } from '../endpoint/answers.js';
 import type { AppData } from '../services/data.js';
 import { clientOf, type Endpoint, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
+import { UPLOAD_MAX_BYTES } from '../../images/index.js';
 import { checkLimit } from './limits.js';
 
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'DELETE'];
@@ -39,8 +40,13 @@ async function answerImages(data: AppData, req: RequestInfo): Promise<Reply> {
   // the script made the address (`newPutUrl`, endpoints.ts): an address takes one PUT.
   const bytes = data.limiter.rule('upload-mb');
   const admit = bytes && ((size: number) => checkLimit(data.limiter, bytes, req, size));
-  const a = await images.answer(req.method, req.path, new URLSearchParams(req.query), length === undefined ? undefined : Number(length), (limit) => req.readBody(limit), undefined, admit);
-  if ('refused' in a) return a.refused;
+  // The body as it arrives (docs/images.md): a request made without a connection has it whole.
+  const body = req.bodyStream ?? (async function* () {
+    yield await req.readBody(UPLOAD_MAX_BYTES);
+  });
+  const a = await images.answer(req.method, req.path, new URLSearchParams(req.query), length === undefined ? undefined : Number(length), body, undefined, admit);
+  // Refused before the body was read to its end: the connection cannot carry another request.
+  if ('refused' in a) return { ...a.refused, headers: { ...a.refused.headers, Connection: 'close' } };
   if ('error' in a) return { type: 'error', status: a.status, code: 'LW_IMAGE_STORE', message: a.error, ...(a.headers && { headers: a.headers }) };
   if ('image' in a) return { type: 'stored', contentType: a.contentType, stored: a.image, etag: a.etag, headers: a.headers };
   return { type: 'body', status: a.status, contentType: a.contentType, body: a.body, headers: a.headers };

@@ -4,9 +4,9 @@
  * 1. `Post.image.newPutUrl(name)` (a script) → a one-time upload address, signed with the app's
  *    secret: `/__/images/upload/<Model>/<field>/<id>.<expires>.<mac>`, valid for an hour.
  * 2. The browser PUTs the raw bytes there: at most 10 MB, a PNG, JPEG or GIF by its bytes (not
- *    its name or Content-Type), under the pixel cap. The bytes are kept as an upload
- *    (src/images/files.ts) and a row of `lw__image` records it; a second PUT to the address is
- *    refused (409), as is an expired one (410).
+ *    its name or Content-Type), under the pixel cap, checked as they arrive and kept as an upload
+ *    chunk by chunk (src/images/receive.ts), never whole in memory; a row of `lw__image` records
+ *    it; a second PUT to the address is refused (409), as is an expired one (410).
  * 3. A write stores the address in the field (`new Post().image(url)`, or a form): the value is
  *    checked against its signature and becomes the upload's id; the request's transaction marks
  *    the upload attached. Uploads never attached are deleted after a day.
@@ -19,19 +19,16 @@
  * signature (`?e=…&s=…`, an hour).
  */
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import type SharpModule from 'sharp';
-
-// sharp (libvips) is loaded on first use: apps without image fields never load it.
-const require = createRequire(import.meta.url);
-let loadedSharp: typeof SharpModule | undefined;
-const sharp = (...args: Parameters<typeof SharpModule>) => (loadedSharp ??= require('sharp') as typeof SharpModule)(...args);
 import type { Signer } from '../../session/index.js';
 import { SAFE_HTML } from '../../shared/index.js';
 import { escapeHtml } from '../../template/index.js';
 import type { Engine } from '../../store/index.js';
 import type { Reply } from '../endpoint/endpoint.js';
-import { ImageWorker, UPLOAD_MAX_BYTES, insertUpload, readImage, sniffImage, DEFAULT_IMAGE_LIMITS, type ImageLog, type ImageRow, type ImageStore, type StoredImage } from '../../images/index.js';
+import { ImageWorker, UPLOAD_MAX_BYTES, insertUpload, readImage, receiveUpload, DEFAULT_IMAGE_LIMITS, type ImageLog, type ImageRow, type ImageStore, type StoredImage } from '../../images/index.js';
+
+const TOO_LARGE = `An image may be at most ${UPLOAD_MAX_BYTES / 1048576} MB.`;
+const USED = 'This upload address was used already; ask for a new one.';
+const CLOSE = { Connection: 'close' };
 
 /** How long an upload address takes a PUT. */
 const UPLOAD_TTL_MS = 3_600_000;
@@ -194,15 +191,16 @@ export class ImageService {
   }
 
   /**
-   * Answers `PUT /__/images/upload/…` and `GET /__/images/<id>`. `admit`: the limits of uploads
-   * (docs/security.md "Limits per visitor"), asked with the upload's size once its body is read and
-   * before anything is kept; its answer refuses the upload.
+   * Answers `PUT /__/images/upload/…` and `GET /__/images/<id>`. `body`: the request's body as it
+   * arrives. `admit`: the limits of uploads (docs/security.md "Limits per visitor"), asked with the
+   * upload's size before anything is kept (with its Content-Length before the body is read; without
+   * one, with the bytes counted, before the upload is committed); its answer refuses the upload.
    */
-  async answer(method: string, path: string, query: URLSearchParams, contentLength: number | undefined, readBody: (limit: number) => Promise<Buffer>, now = Date.now(), admit?: UploadAdmission): Promise<ImageAnswer> {
+  async answer(method: string, path: string, query: URLSearchParams, contentLength: number | undefined, body: () => AsyncIterable<Buffer>, now = Date.now(), admit?: UploadAdmission): Promise<ImageAnswer> {
     const upload = UPLOAD_PATH.exec(path);
     if (upload) {
       if (method !== 'PUT') return { status: 405, error: 'An upload address takes PUT only.', headers: { Allow: 'PUT' } };
-      return this.#upload(upload, contentLength, readBody, now, admit);
+      return this.#upload(upload, contentLength, body, now, admit);
     }
     const image = IMAGE_PATH.exec(path);
     if (image) {
@@ -212,40 +210,45 @@ export class ImageService {
     return { status: 404, error: 'There is no image at this address.' };
   }
 
-  async #upload(m: RegExpExecArray, contentLength: number | undefined, readBody: (limit: number) => Promise<Buffer>, now: number, admit: UploadAdmission | undefined): Promise<ImageAnswer> {
+  async #upload(m: RegExpExecArray, contentLength: number | undefined, body: () => AsyncIterable<Buffer>, now: number, admit: UploadAdmission | undefined): Promise<ImageAnswer> {
     const [, model, field, id, expires, mac] = m;
     if (!this.#signer.check('image-upload', `${model}.${field}.${id}.${expires}`, mac!) || !this.#fields.has(`${model}.${field}`)) {
       return { status: 403, error: 'This upload address is not valid for this site.' };
     }
     if (parseInt(expires!, 36) < now) return { status: 410, error: 'This upload address has expired; ask for a new one.' };
-    if (contentLength !== undefined && contentLength > UPLOAD_MAX_BYTES) return { status: 413, error: `An image may be at most ${UPLOAD_MAX_BYTES / 1048576} MB.`, headers: { Connection: 'close' } };
-    const bytes = await readBody(UPLOAD_MAX_BYTES);
-    const refused = await admit?.(bytes.length);
-    if (refused) return { refused };
-    if (!sniffImage(bytes)) return { status: 415, error: 'The upload is not a PNG, JPEG or GIF image.' };
-    let width: number | null = null;
-    let height: number | null = null;
-    try {
-      // The header only (no decoding): a decompression bomb is refused here.
-      const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
-      if (meta.width * meta.height > DEFAULT_IMAGE_LIMITS.maxPixels) return { status: 413, error: 'The image has too many pixels.' };
-      const turned = (meta.orientation ?? 1) >= 5;
-      width = turned ? meta.height : meta.width;
-      height = turned ? meta.width : meta.height;
-    } catch {
-      return { status: 415, error: 'The upload is not a readable image.' };
+    if (contentLength !== undefined && contentLength > UPLOAD_MAX_BYTES) return { status: 413, error: TOO_LARGE, headers: CLOSE };
+    if (contentLength !== undefined) {
+      const refused = await admit?.(contentLength);
+      if (refused) return { refused };
     }
-    try {
-      await this.files.saveUpload(id!, bytes);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return { status: 409, error: 'This upload address was used already; ask for a new one.' };
-      throw e;
+    const received = await receiveUpload(this.files, id!, body(), {
+      maxBytes: UPLOAD_MAX_BYTES,
+      maxPixels: DEFAULT_IMAGE_LIMITS.maxPixels,
+      admit: contentLength === undefined ? admit : undefined,
+    });
+    if (!received.stored) {
+      // The rest of the body may be unread: the connection cannot carry another request.
+      switch (received.why) {
+        case 'refused':
+          return { refused: received.refusal };
+        case 'too-large':
+          return { status: 413, error: TOO_LARGE, headers: CLOSE };
+        case 'too-many-pixels':
+          return { status: 413, error: 'The image has too many pixels.', headers: CLOSE };
+        case 'not-image':
+          return { status: 415, error: 'The upload is not a PNG, JPEG or GIF image.', headers: CLOSE };
+        case 'unreadable':
+          return { status: 415, error: 'The upload is not a readable image.', headers: CLOSE };
+        case 'used':
+          return { status: 409, error: USED, headers: CLOSE };
+      }
     }
+    const { width, height } = received;
     const inserted = await insertUpload(this.#engine, { id: id!, model: model!, field: field!, public: this.#fields.get(`${model}.${field}`)!.public, width, height }, now).catch(async (e: unknown) => {
       await this.files.removeUpload(id!);
       throw e;
     });
-    if (!inserted) return { status: 409, error: 'This upload address was used already; ask for a new one.' };
+    if (!inserted) return { status: 409, error: USED };
     return { status: 200, contentType: 'application/json; charset=utf-8', body: Buffer.from('{"ok":true}'), headers: { 'Cache-Control': 'no-store' } };
   }
 
