@@ -410,7 +410,7 @@ function compileScriptEndpoint(
     if (!store) return storeUnavailableLogged(ctx.modules.log, req.id, file.path, 'the database is not open');
     // The body first: a slow or vanished client never holds the write transaction (and on SQLite
     // the write lock) open. A body over the limit or cut off fails here (413, 400).
-    await req.readBody();
+    scope.bodyRead(await req.readBody());
     let tx;
     try {
       tx = await store.begin();
