@@ -5,7 +5,7 @@
 import type { PagePolicy, PolicyCompiler } from '../../csp/index.js';
 import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../../router/index.js';
-import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../../script/index.js';
+import { compileScript, outcomeToResponse, ScriptValue, type CompiledScript, type RunOutcome, type ScriptResponse } from '../../script/index.js';
 import { then, type SourceTree } from '../../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../../template/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
@@ -426,7 +426,7 @@ function compileScriptEndpoint(
     }
     let outcome: RunOutcome;
     try {
-      outcome = await start(scope);
+      outcome = copiedOut(await start(scope));
     } catch (e) {
       await tx.writer.rollback();
       throw e;
@@ -538,6 +538,20 @@ function compileScriptEndpoint(
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
+
+/**
+ * A run's outcome with its completion value copied out of the realm once, for the answer and the
+ * visitor's effects (a redirect's messages and form state) alike; plain JSON, ready already, and a
+ * value that cannot be copied (its answer says why) stay as they are.
+ */
+function copiedOut(outcome: RunOutcome): RunOutcome {
+  if (outcome.kind !== 'value' || !(outcome.value instanceof ScriptValue) || outcome.value.json !== undefined) return outcome;
+  try {
+    return { kind: 'value', value: outcome.value.toHost() };
+  } catch {
+    return outcome;
+  }
+}
 
 /** A successful answer: its writes are committed and its effects applied. */
 function isSuccess(answer: ScriptResponse): boolean {
