@@ -461,6 +461,19 @@ export class DataSession {
     return out;
   }
 
+  /** The INSERT of a record of `t` setting `cols` (after id, created, modified, container): made once per table and columns. */
+  #insertSql(t: TableLayout, cols: Array<[string, SqlValue]>): string {
+    let key = 'i|' + t.table;
+    for (const c of cols) key += '|' + c[0];
+    let sql = this.#sql.get(key);
+    if (sql === undefined) {
+      const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
+      sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      this.#sql.set(key, sql);
+    }
+    return sql;
+  }
+
   #op(w: Writer, op: WriteOp): void | Promise<void> {
     const t = this.#table(op[WRITE.model]);
     const id = op[WRITE.id];
@@ -468,8 +481,7 @@ export class DataSession {
     if (isInsert(op)) {
       const { created, modified, container } = WRITE.insert;
       const cols = this.#columns(t, values!);
-      const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
-      const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      const sql = this.#insertSql(t, cols);
       const insert = () => then(this.#run(w, sql, [id, op[created], op[modified], op[container], ...cols.map((c) => c[1])]), () => undefined);
       const uids = this.#uidsSet(t, cols);
       const checked = (): void | Promise<void> => {
