@@ -146,6 +146,16 @@ function decodeRow(t: TableLayout, row: Row): unknown[] {
   return out;
 }
 
+/** The INSERT texts of each table by the columns they set (DataSession #insertSql); a few per table at most. */
+const INSERTS = new WeakMap<TableLayout, Array<{ columns: string[]; sql: string }>>();
+const MAX_INSERT_SHAPES = 64;
+
+function sameColumns(columns: readonly string[], cols: ReadonlyArray<[string, SqlValue]>): boolean {
+  if (columns.length !== cols.length) return false;
+  for (let i = 0; i < columns.length; i++) if (columns[i] !== cols[i]![0]) return false;
+  return true;
+}
+
 export class DataSession {
   readonly #engine: Engine;
   readonly #tables: Map<string, TableLayout>;
@@ -461,16 +471,18 @@ export class DataSession {
     return out;
   }
 
-  /** The INSERT of a record of `t` setting `cols` (after id, created, modified, container): made once per table and columns. */
+  /**
+   * The INSERT of a record of `t` setting `cols` (after id, created, modified, container): made once
+   * per table and columns, found again by comparing the column names (no key text per write).
+   */
   #insertSql(t: TableLayout, cols: Array<[string, SqlValue]>): string {
-    let key = 'i|' + t.table;
-    for (const c of cols) key += '|' + c[0];
-    let sql = this.#sql.get(key);
-    if (sql === undefined) {
-      const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
-      sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
-      this.#sql.set(key, sql);
-    }
+    let shapes = INSERTS.get(t);
+    if (shapes === undefined) INSERTS.set(t, (shapes = []));
+    for (const shape of shapes) if (sameColumns(shape.columns, cols)) return shape.sql;
+    const columns = cols.map((c) => c[0]);
+    const names = ['id', 'created', 'modified', 'container', ...columns];
+    const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+    if (shapes.length < MAX_INSERT_SHAPES) shapes.push({ columns, sql });
     return sql;
   }
 
