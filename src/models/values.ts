@@ -56,6 +56,7 @@ export function checkBoolean(input: unknown): ValueResult<boolean> {
 }
 
 const INT64_MIN = -(2n ** 63n);
+const SHORT_INTEGER = /^\s*[+-]?\d{1,15}\s*$/;
 const INT64_MAX = 2n ** 63n - 1n;
 
 /**
@@ -63,6 +64,14 @@ const INT64_MAX = 2n ** 63n - 1n;
  * is a safe JavaScript integer, as a bigint beyond that. `min` defaults to 0.
  */
 export function checkInteger(input: unknown, bounds: Bounds = {}): ValueResult<number | bigint> {
+  // Shortcut: a safe integer, or at most 15 digits of text (always one): compared as a number.
+  const small = typeof input === 'number' ? (Number.isSafeInteger(input) ? input : undefined) : typeof input === 'string' && SHORT_INTEGER.test(input) ? Number(input) : undefined;
+  if (small !== undefined) {
+    const min = bounds.min ?? 0;
+    if (small < min) return fail(`must be at least ${min}`);
+    if (bounds.max !== undefined && small > bounds.max) return fail(`must be at most ${bounds.max}`);
+    return ok(small + 0); // -0 is 0
+  }
   let n: bigint;
   if (typeof input === 'number') {
     if (!Number.isInteger(input)) return fail('must be a whole number, such as 42');

@@ -463,8 +463,7 @@ function bridgeFunction(fn: (...a: unknown[]) => unknown, self?: object): RealmV
   const b = kit.bridge((_this, args, isNew) => {
     let result: unknown;
     try {
-      const budget = currentBudget();
-      const hostArgs = Array.from(args, (a) => toHost(a, budget?.limits ?? DEFAULT_LIMITS, { count: 0, size: 0, stack: [], budget }));
+      const hostArgs = hostArguments(args);
       result = isNew ? Reflect.construct(fn, hostArgs) : Reflect.apply(fn, self, hostArgs);
       return toRealm(result);
     } catch (e) {
@@ -483,6 +482,38 @@ function bridgeFunction(fn: (...a: unknown[]) => unknown, self?: object): RealmV
   }
   bridged.set(b, fn);
   return b;
+}
+
+/**
+ * The arguments of a bridge call copied out of the realm, each within the limits on its own.
+ * Primitives are as they are (a string within the length limit), and the request's budget is made
+ * only for an argument that needs it (an object or a function).
+ */
+function hostArguments(args: ArrayLike<RealmValue>): unknown[] {
+  const out = new Array<unknown>(args.length);
+  let budget: ScriptBudget | undefined | null = null;
+  let limits: ScriptLimits | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === null || a === undefined || typeof a === 'number' || typeof a === 'boolean') {
+      out[i] = a;
+      continue;
+    }
+    if (typeof a === 'string' && a.length <= (limits ??= currentLimits()).maxStringLength) {
+      out[i] = a;
+      continue;
+    }
+    if (budget === null) budget = currentBudget();
+    out[i] = toHost(a, budget?.limits ?? DEFAULT_LIMITS, { count: 0, size: 0, stack: [], budget });
+  }
+  return out;
+}
+
+/** The limits of the budget running now (currentBudget's), without making its host side. */
+function currentLimits(): ScriptLimits {
+  const { kit } = getRealm();
+  const b = kit.current();
+  return b === null ? DEFAULT_LIMITS : kit.limitsOf(b);
 }
 
 /**

@@ -101,5 +101,9 @@ export function checkExternalUrl(target: string): string | undefined {
 
 /** Percent-encodes what a header may not carry raw, leaving existing escapes and reserved characters. */
 function encodeLoosely(path: string): string {
+  // Shortcut: a path with nothing to encode (the usual one) is not rewritten.
+  if (!LOOSE_ENCODED.test(path)) return path;
   return path.replace(/[^\x21-\x7e]|%(?![0-9a-fA-F]{2})/gu, (c) => encodeURIComponent(c));
 }
+
+const LOOSE_ENCODED = /[^\x21-\x7e]|%(?![0-9a-fA-F]{2})/u;

@@ -221,20 +221,31 @@ function openError(target: Target, err: unknown): StoreError {
 type Values = SqlValue[];
 
 /**
- * Names of prepared statements by SQL text. Laneway's statements come from a bounded set of
- * shapes (one per query shape of the app), so each is parsed and planned once per connection
- * instead of at every call; past the bound, statements go unnamed.
+ * Prepared statements are named by SQL text (namedConfigs below). Laneway's statements come from a
+ * bounded set of shapes (one per query shape of the app), so each is parsed and planned once per
+ * connection instead of at every call; past the bound, statements go unnamed.
  */
-const statementNames = new Map<string, string>();
 const MAX_NAMED_STATEMENTS = 2000;
 
-function arrayQuery(sql: string, params: readonly SqlValue[]) {
-  let name = params.length ? statementNames.get(sql) : undefined;
-  if (name === undefined && params.length && statementNames.size < MAX_NAMED_STATEMENTS && /^(SELECT|INSERT|UPDATE|DELETE) /.test(sql)) {
-    name = `lw_${statementNames.size + 1}`;
-    statementNames.set(sql, name);
+/**
+ * The fixed part of each named statement's query config ({name, text, rowMode}), made once. pg
+ * copies a config's own properties at every query (keeping its prototype): a config made on this
+ * prototype has one own property to copy, its values.
+ */
+const namedConfigs = new Map<string, { name: string; text: string; rowMode: 'array' }>();
+
+type ArrayQuery = { name?: string; text: string; values: Values; rowMode: 'array' };
+
+function arrayQuery(sql: string, params: readonly SqlValue[]): ArrayQuery {
+  let named = params.length ? namedConfigs.get(sql) : undefined;
+  if (named === undefined && params.length && namedConfigs.size < MAX_NAMED_STATEMENTS && /^(SELECT|INSERT|UPDATE|DELETE) /.test(sql)) {
+    named = { name: `lw_${namedConfigs.size + 1}`, text: sql, rowMode: 'array' as const };
+    namedConfigs.set(sql, named);
   }
-  return name === undefined ? { text: sql, values: params as Values, rowMode: 'array' as const } : { name, text: sql, values: params as Values, rowMode: 'array' as const };
+  if (named === undefined) return { text: sql, values: params as Values, rowMode: 'array' };
+  const query = Object.create(named) as ArrayQuery;
+  query.values = params as Values;
+  return query;
 }
 
 /**

@@ -149,6 +149,16 @@ function decodeRow(t: TableLayout, row: Row): unknown[] {
   return out;
 }
 
+/** The INSERT texts of each table by the columns they set (DataSession #insertSql); a few per table at most. */
+const INSERTS = new WeakMap<TableLayout, Array<{ columns: string[]; sql: string }>>();
+const MAX_INSERT_SHAPES = 64;
+
+function sameColumns(columns: readonly string[], cols: ReadonlyArray<[string, SqlValue]>): boolean {
+  if (columns.length !== cols.length) return false;
+  for (let i = 0; i < columns.length; i++) if (columns[i] !== cols[i]![0]) return false;
+  return true;
+}
+
 export class DataSession {
   readonly #engine: Engine;
   readonly #tables: Map<string, TableLayout>;
@@ -464,6 +474,21 @@ export class DataSession {
     return out;
   }
 
+  /**
+   * The INSERT of a record of `t` setting `cols` (after id, created, modified, container): made once
+   * per table and columns, found again by comparing the column names (no key text per write).
+   */
+  #insertSql(t: TableLayout, cols: Array<[string, SqlValue]>): string {
+    let shapes = INSERTS.get(t);
+    if (shapes === undefined) INSERTS.set(t, (shapes = []));
+    for (const shape of shapes) if (sameColumns(shape.columns, cols)) return shape.sql;
+    const columns = cols.map((c) => c[0]);
+    const names = ['id', 'created', 'modified', 'container', ...columns];
+    const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+    if (shapes.length < MAX_INSERT_SHAPES) shapes.push({ columns, sql });
+    return sql;
+  }
+
   #op(w: Writer, op: WriteOp): void | Promise<void> {
     const t = this.#table(op[WRITE.model]);
     const id = op[WRITE.id];
@@ -471,8 +496,7 @@ export class DataSession {
     if (isInsert(op)) {
       const { created, modified, container } = WRITE.insert;
       const cols = this.#columns(t, values!);
-      const names = ['id', 'created', 'modified', 'container', ...cols.map((c) => c[0])];
-      const sql = `INSERT INTO ${q(t.table)} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      const sql = this.#insertSql(t, cols);
       const insert = () => then(this.#run(w, sql, [id, op[created], op[modified], op[container], ...cols.map((c) => c[1])]), () => undefined);
       const uids = this.#uidsSet(t, cols);
       const checked = (): void | Promise<void> => {

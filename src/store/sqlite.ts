@@ -139,6 +139,9 @@ export function openSqlite(file: string): Engine {
   }
   const writes = new Statements(writerDb);
   const reads = new Statements(readerDb);
+  // The writer's transaction statements, prepared once (exec would parse them at every request).
+  const beginWrite = writerDb.prepare('BEGIN IMMEDIATE');
+  const endWrite = { COMMIT: writerDb.prepare('COMMIT'), ROLLBACK: writerDb.prepare('ROLLBACK') };
   // This process's write turn: held by one transaction at a time; the others wait in order.
   let held = false;
   const waiting: Array<() => void> = [];
@@ -193,7 +196,7 @@ export function openSqlite(file: string): Engine {
     const started = Date.now();
     for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
       try {
-        writerDb.exec('BEGIN IMMEDIATE');
+        beginWrite.run();
         return release;
       } catch (e) {
         const err = mapError(e);
@@ -210,12 +213,12 @@ export function openSqlite(file: string): Engine {
 
   function writer(release: () => void): Writer {
     let open = true;
-    const end = (sql: string): void => {
+    const end = (sql: 'COMMIT' | 'ROLLBACK'): void => {
       if (!open) return;
       open = false;
       endSnapshot();
       try {
-        if (writerDb.inTransaction) writerDb.exec(sql);
+        if (writerDb.inTransaction) endWrite[sql].run();
       } finally {
         release();
       }
@@ -228,7 +231,7 @@ export function openSqlite(file: string): Engine {
           end('COMMIT');
         } catch (e) {
           try {
-            if (writerDb.inTransaction) writerDb.exec('ROLLBACK');
+            if (writerDb.inTransaction) endWrite.ROLLBACK.run();
           } catch {
             /* the transaction is gone either way */
           }

@@ -105,15 +105,25 @@ export function parseQuery(query: string): FieldMap {
  * size.
  */
 export async function parseBody(req: RequestInfo): Promise<FieldMap> {
+  if (!hasBody(req)) return new Map();
+  return parseBodyBytes(req, await req.readBody());
+}
+
+/**
+ * parseBody of a body already read: without a wait (the fields of a urlencoded or JSON body are
+ * there at once; a malformed one throws), except for a multipart body, parsed as a stream.
+ */
+export function parseBodyBytes(req: RequestInfo, body: Buffer): FieldMap | Promise<FieldMap> {
+  if (!hasBody(req) || body.length === 0) return new Map();
   const type = (req.headers['content-type'] ?? '').toLowerCase();
-  const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody) return new Map();
-  const body = await req.readBody();
-  if (body.length === 0) return new Map();
   if (type.startsWith('application/x-www-form-urlencoded')) return parseUrlencoded(body.toString('utf8'), 'body');
   if (type.startsWith('application/json')) return parseJsonBody(body);
   if (type.startsWith('multipart/form-data')) return parseMultipart(req.headers['content-type']!, body);
   throw badRequest('unsupported body type: send a form (urlencoded or multipart) or a JSON object');
+}
+
+function hasBody(req: RequestInfo): boolean {
+  return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

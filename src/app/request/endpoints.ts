@@ -5,7 +5,7 @@
 import type { PagePolicy, PolicyCompiler } from '../../csp/index.js';
 import { codeFrame, LanewayError, type Code, type DiagnosticList } from '../../diag/index.js';
 import { formatPattern, paramName, type RouteSpec } from '../../router/index.js';
-import { compileScript, outcomeToResponse, type CompiledScript, type RunOutcome, type ScriptResponse } from '../../script/index.js';
+import { compileScript, outcomeToResponse, ScriptValue, type CompiledScript, type RunOutcome, type ScriptResponse } from '../../script/index.js';
 import { then, type SourceTree } from '../../shared/index.js';
 import { compileView, isTemplate, type CompiledView, type RenderOutput, type ViewRenderError } from '../../template/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
@@ -410,7 +410,7 @@ function compileScriptEndpoint(
     if (!store) return storeUnavailableLogged(ctx.modules.log, req.id, file.path, 'the database is not open');
     // The body first: a slow or vanished client never holds the write transaction (and on SQLite
     // the write lock) open. A body over the limit or cut off fails here (413, 400).
-    await req.readBody();
+    scope.bodyRead(await req.readBody());
     // The visitor's limit of writes, before the transaction begins: a lease of units reserved ahead
     // (limits/lease.ts), so most writes make no statement for it; over it, nothing runs.
     if (writeRule) {
@@ -432,7 +432,7 @@ function compileScriptEndpoint(
     scope.dataRequest().writer = tx.writer;
     let outcome: RunOutcome;
     try {
-      outcome = await start(scope);
+      outcome = copiedOut(await start(scope));
     } catch (e) {
       await tx.writer.rollback();
       throw e;
@@ -544,6 +544,20 @@ function compileScriptEndpoint(
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
+
+/**
+ * A run's outcome with its completion value copied out of the realm once, for the answer and the
+ * visitor's effects (a redirect's messages and form state) alike; plain JSON, ready already, and a
+ * value that cannot be copied (its answer says why) stay as they are.
+ */
+function copiedOut(outcome: RunOutcome): RunOutcome {
+  if (outcome.kind !== 'value' || !(outcome.value instanceof ScriptValue) || outcome.value.json !== undefined) return outcome;
+  try {
+    return { kind: 'value', value: outcome.value.toHost() };
+  } catch {
+    return outcome;
+  }
+}
 
 /** A successful answer: its writes are committed and its effects applied. */
 function isSuccess(answer: ScriptResponse): boolean {

@@ -21,6 +21,7 @@ import {
   FormFields,
   listValue,
   parseBody,
+  parseBodyBytes,
   parseCookies,
   parseQuery,
   singleValue,
@@ -240,7 +241,9 @@ export class RequestScope {
   readonly #system: ModuleSystem;
   readonly req: RequestInfo;
   readonly #runs = new Map<SupplierFile, Record<string, unknown> | Promise<Record<string, unknown>>>();
-  #body: Promise<FieldMap> | undefined;
+  #body: FieldMap | Promise<FieldMap> | undefined;
+  /** The body, once the endpoint has read it (bodyRead): its fields parse without a wait. */
+  #bodyBytes: Buffer | undefined;
   #query: FieldMap | undefined;
   #cookies: Map<string, string> | undefined;
   #budget: ScriptBudget | undefined;
@@ -409,7 +412,28 @@ export class RequestScope {
 
   #fields(module: string): FieldMap | Promise<FieldMap> {
     if (module === '&') return (this.#query ??= parseQuery(this.req.query));
-    return (this.#body ??= parseBody(this.req));
+    return (this.#body ??= this.#parseBody());
+  }
+
+  /**
+   * Tells the scope the request's body, read by its endpoint before the script runs: a script's
+   * form imports are then values, not Promises, and a script that waits for nothing else runs
+   * without a wait.
+   */
+  bodyRead(body: Buffer): void {
+    this.#bodyBytes = body;
+  }
+
+  #parseBody(): FieldMap | Promise<FieldMap> {
+    if (this.#bodyBytes === undefined) return parseBody(this.req);
+    try {
+      return parseBodyBytes(this.req, this.#bodyBytes);
+    } catch (e) {
+      // A malformed body fails every import of it, after a wait as when it is parsed as it is read.
+      const failed = Promise.reject(e);
+      failed.catch(() => {});
+      return failed;
+    }
   }
 
   /**

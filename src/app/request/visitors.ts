@@ -67,7 +67,39 @@ function flashOf(effects: RequestEffects | undefined, redirect: ScriptRedirect |
  * `tx`: a transaction of their own. A flash that cannot be stored then (the database went away) is
  * logged, not fatal.
  */
-export async function settleVisitor(
+export function settleVisitor(
+  scope: RequestScope,
+  effects: RequestEffects | undefined,
+  outcome: RunOutcome,
+  answer: ScriptResponse,
+  ok: boolean,
+  log: (message: string, fields: Record<string, unknown>) => void,
+  tx?: Writer,
+): Promise<{ answer: ScriptResponse; headers: ReplyHeaders | undefined }> {
+  // Shortcut: a request that asked nothing for its visitor makes none (no cookie read, no session).
+  if (!effects && !scope.visitorTouched() && leavesNothing(outcome, answer)) return Promise.resolve({ answer, headers: undefined });
+  return settleWithVisitor(scope, effects, outcome, answer, ok, log, tx);
+}
+
+/**
+ * Whether an answer leaves nothing for the visitor by itself: no redirect with messages or a form
+ * state, no JSON that may hold such a redirect (plain JSON checked during the run holds none).
+ */
+function leavesNothing(outcome: RunOutcome, answer: ScriptResponse): boolean {
+  switch (answer.kind) {
+    case 'error':
+      return true;
+    case 'json':
+      return answer.body === '' || (outcome.kind !== 'value' && outcome.kind !== 'thrown') || (outcome.value instanceof ScriptValue && outcome.value.json !== undefined);
+    case 'redirect':
+    case 'reroute': {
+      const redirect = redirectOf(outcome);
+      return !redirect || (redirect.messages.length === 0 && !redirect.formError && !redirect.formState);
+    }
+  }
+}
+
+async function settleWithVisitor(
   scope: RequestScope,
   effects: RequestEffects | undefined,
   outcome: RunOutcome,

@@ -43,16 +43,21 @@ class SafeHtml {
 // Redirect builder (docs/scripting.md "Redirect builder"). State in a WeakMap; every method returns the builder.
 const RS = slotMap();
 const st = (b) => { const s = RS.get(b); if (s === undefined) throw new OTypeError('not a Redirect'); return s; };
+// Text encodeURIComponent leaves as it is, kept without the call (a runtime call costing about
+// 0.4 µs in this realm, against a few nanoseconds for the test).
+const UNRESERVED = /^[A-Za-z0-9\-_.!~*'()]*$/;
+const reTest = RegExp.prototype.test;
+const encodePart = (v) => apply(reTest, UNRESERVED, [v]) ? v : encodeURIComponent(v);
 const segment = (x, what) => {
   const v = x === null || x === undefined ? '' : OString(x);
   if (v === '') throw new OTypeError('Redirect.' + what + '() needs a non-empty path segment (it would build an empty one, "//")');
-  return encodeURIComponent(v);
+  return encodePart(v);
 };
 const slash = (p) => p[p.length - 1] === '/' ? p : p + '/';
 const locationOf = (s) => {
   let q = '';
-  for (let i = 0; i < s.query.length; i++) q += (i ? '&' : '?') + encodeURIComponent(s.query[i][0]) + '=' + encodeURIComponent(s.query[i][1]);
-  return s.path + q + (s.hash ? '#' + encodeURIComponent(s.hash) : '');
+  for (let i = 0; i < s.query.length; i++) q += (i ? '&' : '?') + encodePart(s.query[i][0]) + '=' + encodePart(s.query[i][1]);
+  return s.path + q + (s.hash ? '#' + encodePart(s.hash) : '');
 };
 const currentDir = () => {
   const p = S.cur ? S.cur.req.path : '/';

@@ -117,8 +117,10 @@ const kit = freeze({
   newObject: () => ({}),
   newArray: () => [],
   // A copy of a host array of primitives (a database row). The loop runs here, in the realm, where
-  // push is the realm's own and inlined: eight times faster than pushing from the host side.
-  copyFlat: (a) => { const o = []; for (let i = 0; i < a.length; i++) push(o, a[i]); return o; },
+  // push is the realm's own and inlined: eight times faster than pushing from the host side. A new
+  // array's push is the frozen Array.prototype's, called directly (push() makes an argument list
+  // per element, twice the time).
+  copyFlat: (a) => { const o = []; for (let i = 0; i < a.length; i++) o.push(a[i]); return o; },
   newDate: (t) => new LDate(t),
   dateValue: (o) => DV.has(o) ? apply(ODate.prototype.getTime, DV.get(o), []) : undefined,
   newSafeHtml: (h) => new SafeHtml(h),
