@@ -29,6 +29,7 @@ import type { DataSession, Writer } from '../../store/index.js';
 import { eventsNotAFunction, scriptError, scriptSite, storeUnavailableLogged } from '../endpoint/answers.js';
 import { commitWrites } from './commit.js';
 import { checkLimit } from './limits.js';
+import type { Limiter, LimitRule } from '../../limits/index.js';
 import type { ClassifiedFile } from '../definitions/classify.js';
 import type { DataRequest } from '../services/data.js';
 import { EVENT_DEFAULTS, type Endpoint, type EventSettings, type EventSink, type Reply, type RequestInfo } from '../endpoint/endpoint.js';
@@ -89,6 +90,19 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
   return { ...base, kind: 'events', handle: (req) => (req.method === 'HEAD' ? HEAD_REPLY : setUp(req)) };
 
   /** Steps 1 and 2: the body, in its transaction; the stream once it gave a function. */
+  /** A limit counted in the request's transaction; over it (or the store gone), the transaction is rolled back. */
+  async function limitInTransaction(req: RequestInfo, limiter: Limiter, rule: LimitRule, n: number, writer: Writer): Promise<Reply | undefined> {
+    let over: Reply | undefined;
+    try {
+      over = await checkLimit(limiter, rule, req, n, writer);
+    } catch (e) {
+      await writer.rollback();
+      return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message);
+    }
+    if (over) await writer.rollback();
+    return over;
+  }
+
   async function setUp(req: RequestInfo): Promise<Reply> {
     const scope = new RequestScope(modules, req);
     const data = modules.data;
@@ -102,17 +116,8 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
       }
       scope.dataRequest().session = tx.session;
       if (streamRule) {
-        let over: Reply | undefined;
-        try {
-          over = await checkLimit(data.limiter, streamRule, req, 1, tx.writer);
-        } catch (e) {
-          await tx.writer.rollback();
-          return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message);
-        }
-        if (over) {
-          await tx.writer.rollback();
-          return over;
-        }
+        const over = await limitInTransaction(req, data.limiter, streamRule, 1, tx.writer);
+        if (over) return over;
       }
     }
     let outcome: RunOutcome;
@@ -128,17 +133,8 @@ export function compileEventsEndpoint(file: ClassifiedFile, base: Pick<Endpoint,
     }
     const urls = uploadRule ? scope.uploadUrls() : 0;
     if (urls && tx) {
-      let over: Reply | undefined;
-      try {
-        over = await checkLimit(data!.limiter, uploadRule!, req, urls, tx.writer);
-      } catch (e) {
-        await tx.writer.rollback();
-        return storeUnavailableLogged(modules.log, req.id, file.path, (e as Error).message);
-      }
-      if (over) {
-        await tx.writer.rollback();
-        return over;
-      }
+      const over = await limitInTransaction(req, data!.limiter, uploadRule!, urls, tx.writer);
+      if (over) return over;
     }
     if (tx) {
       const failed = await commitWrites(tx, modules.log, req.id, file.path);
