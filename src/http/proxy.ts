@@ -230,7 +230,8 @@ function mappedV4(address: string): string | undefined {
 
 /** An address as logs and scripts show it: an IPv4-mapped IPv6 address as its IPv4 address. */
 function plainAddress(address: string): string {
-  return mappedV4(address) ?? address;
+  // Only an IPv6 text can be a mapped IPv4 address (no pattern run on the usual IPv4 peer).
+  return address.startsWith('::') ? (mappedV4(address) ?? address) : address;
 }
 
 /** A host header value, if it is one (letters, digits, `.-:[]` only). */

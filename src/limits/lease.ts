@@ -8,8 +8,11 @@
  * reservation — and the process spends them on later hits of the same window with no round trip.
  * The upserts of every process are serialised on the counter's row, so the units granted in all
  * never pass `max`: what lives only here is the unspent rest of a reservation the store already
- * counted. An instance holds at most `lease − 1` units unspent per window, which other instances
- * cannot have: with N instances a visitor may be refused up to (N − 1)·(lease − 1) units early.
+ * counted. Under half a lease left, a refill of `lease` units is reserved in the background while
+ * hits go on spending, so that a steady stream of hits never waits for the store. An instance thus
+ * holds at most `lease + ⌊(lease − 1)/2⌋` units unspent per window (none with a lease of 1), which
+ * other instances cannot have: with N instances a visitor may be refused up to N − 1 times that
+ * early.
  *
  * A window the store granted less than asked is exhausted: its count only grows until the window
  * ends, so every later hit that needs more than is left here is refused with no statement.
@@ -61,24 +64,47 @@ export class LeaseBook {
   }
 
   /**
+   * Spends `n` units of window `key` when this process holds them and no refill is due, with
+   * nothing made: true when spent, false when the window is exhausted here and `n` is more than is
+   * left, undefined when `take` has work to do (a reservation to make or wait for, a refill to
+   * start).
+   */
+  spend(key: string, n: number, lease: number): boolean | undefined {
+    const e = this.#entries.get(key);
+    if (!e) return undefined;
+    if (e.left >= n) {
+      if (!e.pending && !e.exhausted && (e.left - n) * 2 < lease) return undefined;
+      e.left -= n;
+      return true;
+    }
+    if (e.pending) return undefined;
+    return e.exhausted ? false : undefined;
+  }
+
+  /**
    * Spends `n` units of window `key` (ending at `expires`): true when accepted. Synchronous when
    * the units are here (or the window is exhausted); else one reservation of the units missing
-   * plus `lease − 1`. A refusal spends nothing: what was here, and what the store granted, stays.
+   * plus `lease − 1`, which the hit waits for. When what is left here falls under half a lease, a
+   * refill of `lease` units starts in the background and hits go on spending what is left while it
+   * is in flight: a steady stream of hits never waits for the store. A refusal spends nothing: what
+   * was here, and what the store granted, stays.
    */
   take(key: string, n: number, lease: number, max: number, expires: number, now: number, reserve: Reserve): boolean | Promise<boolean> {
+    const here = this.spend(key, n, lease);
+    if (here !== undefined) return here;
     const e = this.#entries.get(key);
-    if (e) {
-      if (e.pending) {
-        const again = (): boolean | Promise<boolean> => this.take(key, n, lease, max, expires, now, reserve);
-        return e.pending.then(again, again);
-      }
-      if (e.left >= n) {
-        e.left -= n;
-        if (e.left === 0 && !e.exhausted) this.#entries.delete(key);
-        return true;
-      }
-      if (e.exhausted) return false;
+    if (e && e.left >= n) {
+      // spend left it for a refill (or the entry's end) to be decided here.
+      e.left -= n;
+      if (!e.pending && !e.exhausted && lease > 1 && e.left * 2 < lease) this.#refill(key, e, lease, max, reserve);
+      else this.#dropSpent(key, e);
+      return true;
     }
+    if (e?.pending) {
+      const again = (): boolean | Promise<boolean> => this.take(key, n, lease, max, expires, now, reserve);
+      return e.pending.then(again, again);
+    }
+    if (e?.exhausted) return false;
     const entry = e ?? this.#add(key, expires, now);
     const q = n - entry.left + lease - 1;
     const done = reserve(q).then(
@@ -89,17 +115,40 @@ export class LeaseBook {
         const available = entry.left + g;
         const ok = available >= n;
         entry.left = ok ? available - n : available;
-        if (entry.left === 0 && !entry.exhausted && this.#entries.get(key) === entry) this.#entries.delete(key);
+        this.#dropSpent(key, entry);
         return ok;
       },
       (err: unknown) => {
         entry.pending = undefined;
-        if (entry.left === 0 && !entry.exhausted && this.#entries.get(key) === entry) this.#entries.delete(key);
+        this.#dropSpent(key, entry);
         throw err;
       },
     );
     entry.pending = done;
     return done;
+  }
+
+  /** Reserves `lease` more units for `entry` while it still has some: no hit waits for them unless it runs out. */
+  #refill(key: string, entry: Lease, lease: number, max: number, reserve: Reserve): void {
+    entry.pending = reserve(lease).then(
+      (count) => {
+        entry.pending = undefined;
+        const g = granted(max, count, lease);
+        if (g < lease) entry.exhausted = true;
+        entry.left += g;
+        this.#dropSpent(key, entry);
+      },
+      () => {
+        // The store failed: the next hit that finds no units here reserves again, and meets the error.
+        entry.pending = undefined;
+        this.#dropSpent(key, entry);
+      },
+    );
+  }
+
+  /** An entry with no units, not exhausted, and nothing in flight holds nothing: it goes. */
+  #dropSpent(key: string, entry: Lease): void {
+    if (entry.left === 0 && !entry.exhausted && !entry.pending && this.#entries.get(key) === entry) this.#entries.delete(key);
   }
 
   /** Drops the windows that ended by `now`. */

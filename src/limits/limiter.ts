@@ -84,18 +84,21 @@ export class Limiter {
     if (!counters) return undefined;
     const start = now - (now % rule.windowMs);
     const expires = start + rule.windowMs;
-    const window = { kind: rule.key, visitor, start, expires };
     // A lease on PostgreSQL, and on SQLite for a hit outside a request's transaction (the writes of
     // a script are counted before theirs begins); in a transaction, SQLite counts every hit in it,
     // so that it rolls back with the request (docs/security.md "Limits per visitor").
     const leases = this.#postgres || tx === undefined ? this.#leases : undefined;
     if (leases) {
       const key = `${rule.key}\u0000${visitor}\u0000${start}`;
+      // Most hits: units held here, spent with nothing made (no window, no closure, no Promise).
+      const here = leases.spend(key, n, rule.lease);
+      if (here !== undefined) return here ? undefined : this.#refusal(rule, visitor, start, expires, now);
+      const window = { kind: rule.key, visitor, start, expires };
       const ok = leases.take(key, n, rule.lease, rule.max, expires, now, (q) => Promise.resolve(counters.hit(window, q)));
       const verdict = (accepted: boolean): Refusal | undefined => (accepted ? undefined : this.#refusal(rule, visitor, start, expires, now));
       return ok instanceof Promise ? ok.then(verdict) : verdict(ok);
     }
-    const count = counters.hit(window, n, tx);
+    const count = counters.hit({ kind: rule.key, visitor, start, expires }, n, tx);
     const verdict = (c: number): Refusal | undefined => (c <= rule.max ? undefined : this.#refusal(rule, visitor, start, expires, now));
     return count instanceof Promise ? count.then(verdict) : verdict(count);
   }

@@ -33,6 +33,9 @@ function sharedCount() {
 
 const END = 60_000;
 
+/** The most units a process holds unspent with a lease of k (docs/security.md "A lease at a time"). */
+const held = (k: number): number => (k === 1 ? 0 : k + Math.floor((k - 1) / 2));
+
 describe('the lease arithmetic', () => {
   it('grants what was left under the limit before the reservation, at most what was asked', () => {
     assert.equal(granted(200, 10, 10), 10); // 0 before: all
@@ -70,17 +73,61 @@ describe('the lease arithmetic', () => {
     assert.ok(book.take('w', 1, 5, 100, END, 0, reserve) instanceof Promise);
   });
 
+  it('spend: the units held here, with nothing asked of the store; undefined when take has work to do', async () => {
+    const { store, reserve } = sharedCount();
+    const book = new LeaseBook();
+    assert.equal(book.spend('s', 1, 10), undefined); // no entry yet
+    assert.equal(await book.take('s', 1, 10, 100, END, 0, reserve), true); // reserves 10: 9 here
+    for (let i = 0; i < 4; i++) assert.equal(book.spend('s', 1, 10), true); // 9 → 5
+    assert.equal(book.spend('s', 1, 10), undefined); // 4 would be under half a lease: take refills
+    assert.equal(book.left('s'), 5);
+    assert.deepEqual(store.asked, [10]);
+  });
+
+  it('under half a lease left, a refill starts in the background and hits go on spending while it is in flight', async () => {
+    const { store, reserve } = sharedCount();
+    const book = new LeaseBook();
+    assert.equal(await book.take('r', 1, 10, 1000, END, 0, reserve), true); // 9 here
+    const hits = Array.from({ length: 9 }, () => book.take('r', 1, 10, 1000, END, 0, reserve));
+    assert.deepEqual(hits, Array(9).fill(true)); // all synchronous; the fifth (4 left) started a refill
+    assert.deepEqual(store.asked, [10]); // the refill is not answered yet
+    const waits = book.take('r', 1, 10, 1000, END, 0, reserve); // nothing here: it waits for the refill
+    assert.ok(waits instanceof Promise);
+    assert.equal(await waits, true);
+    assert.deepEqual(store.asked, [10, 10]);
+    assert.equal(book.left('r'), 9);
+  });
+
+  it('a refill the store fails is dropped; the next hit with nothing here reserves again and gets the error', async () => {
+    let fail = false;
+    let count = 0;
+    const reserve = async (q: number): Promise<number> => {
+      await new Promise((r) => setImmediate(r));
+      if (fail) throw new Error('store down');
+      return (count += q);
+    };
+    const book = new LeaseBook();
+    assert.equal(await book.take('f', 1, 4, 100, END, 0, reserve), true); // 3 here
+    fail = true;
+    assert.equal(book.take('f', 1, 4, 100, END, 0, reserve), true); // 2 here
+    assert.equal(book.take('f', 1, 4, 100, END, 0, reserve), true); // 1 here: a refill starts (and fails)
+    assert.equal(book.take('f', 1, 4, 100, END, 0, reserve), true); // 0 here
+    await assert.rejects(async () => book.take('f', 1, 4, 100, END, 0, reserve), /store down/);
+    fail = false;
+    assert.equal(await book.take('f', 1, 4, 100, END, 0, reserve), true); // the store is back
+  });
+
   it('a hit of n units spends what is here, else asks for what is missing plus the lease', async () => {
     const { store, reserve } = sharedCount();
     const book = new LeaseBook();
     assert.equal(await book.take('e', 3, 10, 100, END, 0, reserve), true);
     assert.deepEqual(store.asked, [12]); // 3 + 9
     assert.equal(book.left('e'), 9);
-    assert.equal(book.take('e', 9, 10, 100, END, 0, reserve), true); // here: no statement
+    assert.equal(book.take('e', 9, 10, 100, END, 0, reserve), true); // here, at once (and a refill of 10 starts)
     assert.deepEqual(store.asked, [12]);
-    assert.equal(await book.take('e', 4, 10, 100, END, 0, reserve), true);
-    assert.deepEqual(store.asked, [12, 13]);
-    assert.equal(book.left('e'), 9);
+    assert.equal(await book.take('e', 4, 10, 100, END, 0, reserve), true); // waits for the refill
+    assert.deepEqual(store.asked, [12, 10]);
+    assert.equal(book.left('e'), 6);
     // Bytes (lease 1): what is missing only.
     assert.equal(await book.take('b', 600, 1, 1000, END, 0, reserve), true);
     assert.equal(book.left('b'), 0);
@@ -114,14 +161,14 @@ describe('the lease arithmetic', () => {
     assert.ok(book.size <= 100, `${book.size} entries`);
   });
 
-  it('several processes on one count, concurrently: never more than the limit, at most (N−1)(k−1) early', async () => {
+  it('several processes on one count, concurrently: never more than the limit, at most (N−1)·held(k) early', async () => {
     for (const [n, max] of [[2, 200], [3, 200], [4, 1000], [2, 7]] as const) {
       const { store, reserve } = sharedCount();
       const books = Array.from({ length: n }, () => new LeaseBook());
       const k = leaseSize('writes', max);
       const hits = await Promise.all(Array.from({ length: max + 100 }, (_, i) => books[i % n]!.take('w', 1, k, max, END, 0, reserve)));
       const accepted = hits.filter(Boolean).length;
-      assert.ok(accepted <= max && accepted >= max - (n - 1) * (k - 1), `${n} processes, ${max}: ${accepted} accepted`);
+      assert.ok(accepted <= max && accepted >= max - (n - 1) * held(k), `${n} processes, ${max}: ${accepted} accepted`);
       assert.ok(store.asked.length < (max + 100) / k + 2 * n, `${store.asked.length} reservations`);
     }
   });
@@ -149,7 +196,7 @@ describe('the Limiter on PostgreSQL: about one upsert per lease', () => {
   });
   after(() => Promise.all(engines.map((e) => e.close())));
 
-  it('100 hits of writes: 1000/minute (k = 50) are 2 upserts, and the row counts at least 100', async () => {
+  it('100 hits of writes: 1000/minute (k = 50) are 3 upserts (the third a refill ahead), and the row counts at least 100', async () => {
     const pg = await openPostgres(url);
     engines.push(pg);
     const { engine, upserts } = counting(pg);
@@ -159,12 +206,13 @@ describe('the Limiter on PostgreSQL: about one upsert per lease', () => {
     assert.equal(rule.lease, 50);
     const now = Date.UTC(2030, 0, 1, 12, 0, 5);
     for (let i = 0; i < 100; i++) assert.equal(await limiter.hit(rule, 'addr:198.51.100.1', 1, undefined, now), undefined);
-    assert.equal(upserts(), 2);
+    // 50, then refills of 50 when under 25 are left: after the 26th and the 76th hit.
+    assert.equal(upserts(), 3);
     const rows = await pg.reader.all(`SELECT "count" FROM "lw__counter" WHERE "visitor" = 'addr:198.51.100.1'`, []);
     assert.ok(Number(rows[0]![0]) >= 100, `count ${String(rows[0]![0])}`);
   });
 
-  it('two limiters (two instances) on one database: 200/minute accepts 191 to 200 of 300, the rest refused with Retry-After', async () => {
+  it('two limiters (two instances) on one database: 200/minute accepts 186 to 200 of 300, the rest refused with Retry-After', async () => {
     const pgs = [await openPostgres(url), await openPostgres(url)];
     engines.push(...pgs);
     const limiters = await Promise.all(
@@ -179,7 +227,7 @@ describe('the Limiter on PostgreSQL: about one upsert per lease', () => {
     const now = Date.UTC(2030, 0, 1, 12, 0, 30);
     const verdicts = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 2]!.hit(rule, 'addr:198.51.100.2', 1, undefined, now)));
     const accepted = verdicts.filter((v) => v === undefined).length;
-    assert.ok(accepted <= 200 && accepted >= 191, `${accepted} accepted`);
+    assert.ok(accepted <= 200 && accepted >= 200 - held(10), `${accepted} accepted`);
     for (const v of verdicts.filter((r) => r !== undefined)) assert.equal(v!.retryAfter, 30);
   });
 });

@@ -416,7 +416,9 @@ function compileScriptEndpoint(
     if (writeRule) {
       let over: Reply | undefined;
       try {
-        over = await checkLimit(limiter!, writeRule, req);
+        // Synchronous when the units are held here (no microtask for it).
+        const checked = checkLimit(limiter!, writeRule, req);
+        over = checked instanceof Promise ? await checked : checked;
       } catch (e) {
         return storeUnavailableLogged(ctx.modules.log, req.id, file.path, (e as Error).message);
       }
