@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { BENCH_DIR, WORKLOAD, compare, cpuMicros, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
+import { BENCH_DIR, WORKLOAD, compare, cpuMeter, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
 
 const APP = join(BENCH_DIR, 'fixtures', 'forms-app');
 const LANEWAY = join(BENCH_DIR, 'servers', 'laneway-data.mjs');
@@ -143,7 +143,7 @@ async function loadPost(side, amount) {
   let answered = 0;
   let home = 0;
   let last = 0;
-  const cpuBefore = side.pid === undefined ? null : cpuMicros(side.pid);
+  const cpu = cpuMeter(side.pid);
   const start = performance.now();
   const setup = side.next ? (req) => ({ ...req, path: side.next() }) : undefined;
   const result = await new Promise((resolve, reject) => {
@@ -180,9 +180,7 @@ async function loadPost(side, amount) {
   }
   const seconds = (last - start) / 1000;
   // Server CPU µs per request (its process alone; null when unknown), as models.bench.mjs.
-  const cpuAfter = side.pid === undefined ? null : cpuMicros(side.pid);
-  const cpu = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / amount;
-  return { rps: amount / seconds, p99: result.latency.p99, redirects, seconds, cpu };
+  return { rps: amount / seconds, p99: result.latency.p99, redirects, seconds, cpu: cpu(amount) };
 }
 
 /**

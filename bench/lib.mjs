@@ -51,7 +51,7 @@ function pinSelf() {
 const pidByPort = new Map();
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 /** CPU time (user + system, µs) the process has used so far, or null where /proc is not there. */
-export function cpuMicros(pid) {
+function cpuMicros(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -59,6 +59,18 @@ export function cpuMicros(pid) {
   } catch {
     return null;
   }
+}
+
+/**
+ * Starts counting a server process's CPU time: the function answers its µs per request for the
+ * `requests` answered since (null when the pid is unknown, /proc is not there, or none answered).
+ */
+export function cpuMeter(pid) {
+  const before = pid === undefined ? null : cpuMicros(pid);
+  return (requests) => {
+    const after = before === null ? null : cpuMicros(pid);
+    return after === null || requests === 0 ? null : (after - before) / requests;
+  };
 }
 
 function killChildren() {
@@ -167,8 +179,7 @@ export async function checkTarget(label, port, path, { status, bodyIncludes, sam
  * `connections` defaults to the workload's (BENCH_CONNECTIONS).
  */
 export async function load(port, path, seconds, expectStatus, headers, connections = WORKLOAD.connections) {
-  const pid = pidByPort.get(port);
-  const cpuBefore = pid === undefined ? null : cpuMicros(pid);
+  const cpu = cpuMeter(pidByPort.get(port));
   const result = await autocannon({
     url: `http://${HOST}:${port}${path}`,
     ...(headers && { headers }),
@@ -181,12 +192,11 @@ export async function load(port, path, seconds, expectStatus, headers, connectio
   if (result.errors || result.timeouts || statuses.some((s) => s !== expectStatus)) {
     throw new Error(`GET ${path}: ${result.errors} errors, ${result.timeouts} timeouts, statuses ${statuses.join(', ')} (expected only ${expectStatus})`);
   }
-  const cpuAfter = pid === undefined ? null : cpuMicros(pid);
   return {
     rps: result.requests.total / result.duration,
     p99: result.latency.p99,
     /** Server CPU µs per request (its process alone; null when unknown). */
-    cpu: cpuBefore === null || cpuAfter === null || result.requests.total === 0 ? null : (cpuAfter - cpuBefore) / result.requests.total,
+    cpu: cpu(result.requests.total),
   };
 }
 

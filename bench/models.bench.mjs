@@ -40,7 +40,7 @@ import pg from 'pg';
 import { loadApp } from '../dist/app/index.js';
 import { Limiter, readVisitorLimits, ruleFor } from '../dist/limits/index.js';
 import { AppStore } from '../dist/store/index.js';
-import { BENCH_DIR, WORKLOAD, checkTarget, compare, cpuMicros, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
+import { BENCH_DIR, WORKLOAD, checkTarget, compare, cpuMeter, describeWorkload, report, stableHeaders, startServer } from './lib.mjs';
 
 const APP = join(BENCH_DIR, 'fixtures', 'models-app');
 const LANEWAY = join(BENCH_DIR, 'servers', 'laneway-data.mjs');
@@ -104,7 +104,7 @@ function post(port, path, body) {
  * on a write (see "Known problem" in README.md).
  */
 async function loadPost(port, amount, pid) {
-  const cpuBefore = pid === undefined ? null : cpuMicros(pid);
+  const cpu = cpuMeter(pid);
   // autocannon ends a counted run on its next 1-second tick: the time is taken here, from the
   // start to the last response.
   let answered = 0;
@@ -134,10 +134,8 @@ async function loadPost(port, amount, pid) {
     throw new Error(`POST ${PATH}: ${result.errors} errors, ${result.timeouts} timeouts, statuses ${statuses.join(', ') || 'none'}, ${redirects} of ${amount} answered 302`);
   }
   const seconds = (last - start) / 1000;
-  const cpuAfter = pid === undefined ? null : cpuMicros(pid);
   // Server CPU µs per request (its process alone; null when unknown), as lib.mjs load().
-  const cpu = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / amount;
-  return { rps: amount / seconds, p99: result.latency.p99, redirects, seconds, cpu };
+  return { rps: amount / seconds, p99: result.latency.p99, redirects, seconds, cpu: cpu(amount) };
 }
 
 const median = (xs) => {

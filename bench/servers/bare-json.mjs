@@ -5,33 +5,12 @@
 // Vary only for bodies of 1 KB or more, as Laneway). Node adds Date, Connection and Keep-Alive
 // itself, as it does for Laneway. Prints `listening <port>` once ready.
 import { createServer } from 'node:http';
+import { items } from './catalogue.mjs';
 import { jsonHeaders } from './json-headers.mjs';
 
-// 📤/Products.js, in plain JavaScript.
-const KINDS = ['Widget', 'Gadget', 'Sprocket', 'Gizmo'];
-const makeProducts = () =>
-  Array.from({ length: 50 }, (_, i) => ({
-    id: i + 1,
-    name: `${KINDS[i % 4]} ${i}`,
-    price: Math.round(i * 3.7 * 100) / 100,
-    inStock: i % 3 !== 0,
-    tags: i % 4 === 0 ? ['new', 'sale'] : i % 5 === 0 ? ['sale'] : [],
-  }));
-
-// 🖥items.js, in plain JavaScript.
-function items(query) {
-  const products = makeProducts();
+function itemsOf(query) {
   const params = new URLSearchParams(query);
-  const tag = params.get('tag');
-  const max = params.get('max');
-  const limit = max === null ? Infinity : Number(max);
-  const matches = products.filter((p) => p.inStock && p.price <= limit && (tag === null || p.tags.includes(tag)));
-  return {
-    tag,
-    count: matches.length,
-    total: Math.round(matches.reduce((sum, p) => sum + p.price, 0) * 100) / 100,
-    items: matches.map((p) => ({ id: p.id, name: p.name, price: p.price, url: `/products/${p.id}` })),
-  };
+  return items(params.get('tag'), params.get('max'));
 }
 
 // Same timeouts as Laneway's server (src/http/server.ts defaults).
@@ -42,7 +21,7 @@ const server = createServer({ headersTimeout: 20_000, requestTimeout: 60_000, ke
     res.end('not found');
     return;
   }
-  const body = Buffer.from(JSON.stringify(items(q === -1 ? '' : req.url.slice(q + 1))));
+  const body = Buffer.from(JSON.stringify(itemsOf(q === -1 ? '' : req.url.slice(q + 1))));
   res.writeHead(200, jsonHeaders(body));
   res.end(req.method === 'HEAD' ? undefined : body);
 });

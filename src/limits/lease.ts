@@ -90,8 +90,11 @@ export class LeaseBook {
    * was here, and what the store granted, stays.
    */
   take(key: string, n: number, lease: number, max: number, expires: number, now: number, reserve: Reserve): boolean | Promise<boolean> {
-    const here = this.spend(key, n, lease);
-    if (here !== undefined) return here;
+    return this.spend(key, n, lease) ?? this.acquire(key, n, lease, max, expires, now, reserve);
+  }
+
+  /** What `take` does once `spend` answered undefined (the Limiter calls the two apart, to make its `reserve` only then). */
+  acquire(key: string, n: number, lease: number, max: number, expires: number, now: number, reserve: Reserve): boolean | Promise<boolean> {
     const e = this.#entries.get(key);
     if (e && e.left >= n) {
       // spend left it for a refill (or the entry's end) to be decided here.

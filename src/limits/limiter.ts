@@ -94,7 +94,7 @@ export class Limiter {
       const here = leases.spend(key, n, rule.lease);
       if (here !== undefined) return here ? undefined : this.#refusal(rule, visitor, start, expires, now);
       const window = { kind: rule.key, visitor, start, expires };
-      const ok = leases.take(key, n, rule.lease, rule.max, expires, now, (q) => Promise.resolve(counters.hit(window, q)));
+      const ok = leases.acquire(key, n, rule.lease, rule.max, expires, now, (q) => Promise.resolve(counters.hit(window, q)));
       const verdict = (accepted: boolean): Refusal | undefined => (accepted ? undefined : this.#refusal(rule, visitor, start, expires, now));
       return ok instanceof Promise ? ok.then(verdict) : verdict(ok);
     }
