@@ -3,7 +3,7 @@
  * secret over a purpose and the value, so a value made for one purpose never passes for another,
  * and a forged or altered one is recognised without a database read.
  */
-import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 // Random bytes are taken from a pool filled 4 KiB at a time: a page with a form and a form POST
 // each need some, and one call into the system's generator per 4 KiB costs far less than one per value.
@@ -26,15 +26,46 @@ export function randomId(): string {
   return randomText(18);
 }
 
+/** SHA-256's block size: HMAC pads the key to it (RFC 2104). */
+const BLOCK = 64;
+/** Room for the text of a value in the scratch buffer; a longer one gets a buffer of its own. */
+const ROOM = 1024;
+
 export class Signer {
-  readonly #secret: Buffer;
+  /**
+   * HMAC-SHA256 (RFC 2104) as two one-shot hashes, with the key XORed into its two pads once: a
+   * page with a form signs one value per render, and `createHmac` sets up a new OpenSSL context
+   * for each (several µs; docs/architecture.md "Signed values"). `#inner` holds the inner pad, then
+   * the value's bytes; `#outer` the outer pad, then the inner hash. The result is the same bytes
+   * as `createHmac('sha256', secret)` (test/session/tokens.test.ts).
+   */
+  readonly #inner = Buffer.alloc(BLOCK + ROOM);
+  readonly #outer = Buffer.alloc(BLOCK + 32);
+
   constructor(secret: Buffer) {
-    this.#secret = secret;
+    const key = secret.length > BLOCK ? createHash('sha256').update(secret).digest() : secret;
+    for (let i = 0; i < BLOCK; i++) {
+      const k = i < key.length ? key[i]! : 0;
+      this.#inner[i] = k ^ 0x36;
+      this.#outer[i] = k ^ 0x5c;
+    }
   }
 
-  /** 32 characters of base64url (192 bits of the HMAC). */
+  /** 32 characters of base64url (192 bits of the HMAC) of `purpose`, a NUL and `data`. */
   mac(purpose: string, data: string): string {
-    return createHmac('sha256', this.#secret).update(purpose).update('\0').update(data).digest('base64url').slice(0, 32);
+    const inner = this.#inner;
+    let message: Buffer;
+    if ((purpose.length + data.length) * 3 + 1 <= ROOM) {
+      // At most 3 bytes per UTF-16 unit: the text fits whatever it holds.
+      let end = BLOCK + inner.write(purpose, BLOCK, 'utf8');
+      inner[end++] = 0;
+      end += inner.write(data, end, 'utf8');
+      message = inner.subarray(0, end);
+    } else {
+      message = Buffer.concat([inner.subarray(0, BLOCK), Buffer.from(purpose + '\0' + data, 'utf8')]);
+    }
+    hash('sha256', message, 'buffer').copy(this.#outer, BLOCK);
+    return hash('sha256', this.#outer, 'base64url').slice(0, 32);
   }
 
   check(purpose: string, data: string, mac: string): boolean {

@@ -108,8 +108,12 @@ export class Visitor {
     return this.#ctx.store.addFlash(this.id(), flash, Date.now(), tx);
   }
 
+  /** Whether this request made a fresh form-state id: a page showing one differs on every render. */
+  issuedFormToken = false;
+
   /** A fresh form-state id for `form` (no database write). */
   formToken(form: string): string {
+    this.issuedFormToken = true;
     return this.#ctx.signer.formToken(this.id(), form);
   }
 

@@ -51,6 +51,29 @@ for (const engine of ENGINES) {
       assert.match(page.text, /<option value="plain" selected>Plain<\/option><option value="urgent" >Urgent<\/option>/);
     });
 
+    it('a page with a fresh form id has no ETag (no two renders are the same); one showing a stored state has one, and 304', async () => {
+      const v = new TestVisitor(s.port);
+      const first = await v.get('/');
+      const second = await v.get('/');
+      assert.equal(second.status, 200);
+      assert.notEqual(formId(first.text), formId(second.text));
+      assert.equal(first.headers.etag, undefined);
+      assert.equal(second.headers.etag, undefined);
+      // Any validator a client makes up gets the page again, with a new id.
+      const again = await v.get('/', { 'If-None-Match': '*' });
+      assert.equal(again.status, 200);
+      assert.ok(formId(again.text));
+      // A refused submission's state is the same page every time it is shown (after the flash is gone).
+      const bad = await v.post(`/notes?_form=${formId(again.text)}`, { Note_title: 'a'.repeat(120) });
+      const back = String(bad.headers.location);
+      await v.get(back);
+      const shown = await v.get(back);
+      assert.match(shown.text, /data-invalid="true"/);
+      const etag = shown.headers.etag;
+      assert.ok(typeof etag === 'string' && etag.startsWith('"'), 'a stored state shown has an ETag');
+      assert.equal((await v.get(back, { 'If-None-Match': etag })).status, 304);
+    });
+
     it('a POST without a form state of this visitor is refused with 400 and writes nothing', async () => {
       const before = await count(s);
       const a = new TestVisitor(s.port);

@@ -234,7 +234,9 @@ function renderView(
     }
     // Render-If falsy: 200 with an empty body (docs/views.md "Render-If").
     if (out.empty) return { type: 'body', status: 200, contentType: HTML, body: '', headers };
-    return { type: 'body', status, contentType: HTML, body: out.body ?? out.html, headers, etag: status === 200 };
+    // A page with a fresh form id differs on every render: an ETag of it could never match, so
+    // none is computed (docs/assets.md "Cache-Control").
+    return { type: 'body', status, contentType: HTML, body: out.body ?? out.html, headers, etag: status === 200 && !scope.issuedFormToken() };
   };
   // A visitor with a session: the messages its previous request left show on this page, then are gone.
   const visitor = req.method === 'GET' && ctx.modules.data?.visitors && req.headers.cookie?.includes('sid=') ? scope.visitor() : undefined;

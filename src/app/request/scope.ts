@@ -330,6 +330,11 @@ export class RequestScope {
     return sid && signer ? signer.mac('session-id', sid) : null;
   }
 
+  /** Whether the request's page shows a fresh form id (its body is then never the same twice). */
+  issuedFormToken(): boolean {
+    return this.#visitor?.issuedFormToken === true;
+  }
+
   /** Whether the request made its visitor (a session cookie may have to go out). */
   visitorTouched(): boolean {
     return this.#visitor !== undefined && this.#visitor !== null;
