@@ -76,6 +76,51 @@ describe('supplier values kept in the realm (RunContext.share)', () => {
     assert.throws(() => (exports.Big as ScriptValue).toHost(limits), (e: unknown) => e instanceof LanewayError && e.code === 'LW_SCRIPT_ARRAY_LIMIT' && e.message.startsWith('/app/GET.js: '));
   });
 
+  it('copies rows out for a view field by field: nested lists and objects, dates', async () => {
+    const exports = await sharedExports(
+      `const Rows = [
+  {id: 1, name: 'a', tags: ['x', 'y'], spec: {w: 2, h: [3, [4]]}, at: new Date(0), gone: undefined},
+  [null, true, 2.5, {deep: {deeper: ['z']}}],
+  'text'
+]
+const shared = {n: 1}
+const Twice = [shared, {again: shared}]
+export {Rows, Twice}`,
+    );
+    const rows = (exports.Rows as ScriptValue).toHost() as unknown[];
+    assert.deepEqual(rows, [
+      { id: 1, name: 'a', tags: ['x', 'y'], spec: { w: 2, h: [3, [4]] }, at: new Date(0), gone: undefined },
+      [null, true, 2.5, { deep: { deeper: ['z'] } }],
+      'text',
+    ]);
+    const first = rows[0] as Record<string, unknown>;
+    assert.ok(first.at instanceof Date, 'a date inside a row is a host Date');
+    assert.equal(Object.getPrototypeOf(first), Object.prototype, 'rows are host objects');
+    assert.equal(Object.getPrototypeOf(first.tags), Array.prototype, 'lists are host arrays');
+    // The same object reached twice is copied twice (it is not circular).
+    assert.deepEqual((exports.Twice as ScriptValue).toHost(), [{ n: 1 }, { again: { n: 1 } }]);
+  });
+
+  it('refuses rows that contain themselves, nest too deep, or hold too many values or characters', async () => {
+    const exports = await sharedExports(
+      `const row = {id: 1, list: []}
+row.list.push({back: [row]})
+const Loop = [row]
+const Deep = [[[[[[{a: [[1]]}]]]]]]
+const Many = [{a: [1, 2, 3]}, {b: [{c: 1}, {c: 2}]}]
+const Long = [{a: 'x'.repeat(40)}, {b: ['y'.repeat(40)]}]
+export {Loop, Deep, Many, Long}`,
+    );
+    const code = (c: string) => (e: unknown) => e instanceof LanewayError && e.code === c;
+    assert.throws(() => (exports.Loop as ScriptValue).toHost(), code('LW_SCRIPT_BAD_OUTPUT'));
+    assert.throws(() => (exports.Deep as ScriptValue).toHost({ ...DEFAULT_LIMITS, maxDepth: 6 }), code('LW_SCRIPT_DEPTH_LIMIT'));
+    assert.deepEqual((exports.Deep as ScriptValue).toHost({ ...DEFAULT_LIMITS, maxDepth: 9 }), [[[[[[{ a: [[1]] }]]]]]]);
+    assert.throws(() => (exports.Many as ScriptValue).toHost({ ...DEFAULT_LIMITS, maxArrayLength: 6 }), code('LW_SCRIPT_ARRAY_LIMIT'));
+    assert.deepEqual((exports.Many as ScriptValue).toHost({ ...DEFAULT_LIMITS, maxArrayLength: 7 }), [{ a: [1, 2, 3] }, { b: [{ c: 1 }, { c: 2 }] }]);
+    assert.throws(() => (exports.Long as ScriptValue).toHost({ ...DEFAULT_LIMITS, maxStringLength: 79 }), code('LW_SCRIPT_STRING_LIMIT'));
+    assert.deepEqual((exports.Long as ScriptValue).toHost({ ...DEFAULT_LIMITS, maxStringLength: 80 }), [{ a: 'x'.repeat(40) }, { b: ['y'.repeat(40)] }]);
+  });
+
   it('cannot be made by other code, so it never wraps a host object', () => {
     const Ctor = ScriptValue as unknown as new (...args: unknown[]) => unknown;
     assert.throws(() => new Ctor(Symbol('ScriptValue'), { host: true }, '/x.js'), TypeError);
