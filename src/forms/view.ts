@@ -9,7 +9,7 @@
  * It never holds `id`, `name` or `class`: those are the view's.
  */
 import { checkBoolean, checkTimestamp } from '../models/index.js';
-import { SAFE_HTML } from '../shared/index.js';
+import { FRESH_FORM, SAFE_HTML } from '../shared/index.js';
 import type {
   AttributeText,
   ChoiceView,
@@ -111,7 +111,8 @@ export function freshFormView(form: FormType, id: string, values: () => Record<s
     for (const field of form.fields) fields[field.name] = fieldView(field, own(start, field.name), undefined);
     freshFields.set(form, fields);
   }
-  return Object.freeze({ id, invalid: false, ready: false, ...fields }) as FormViewValue;
+  // Marked: a view section over it is rendered once per form, with each request's id put in.
+  return Object.freeze({ id, invalid: false, ready: false, ...fields, [FRESH_FORM]: fields }) as FormViewValue;
 }
 
 /** An own property only: a field named `constructor` must not read Object.prototype's. */

@@ -11,3 +11,4 @@ export { slots, bare, BARE, type Slots } from './slots.js';
 export { yamlToJS, YAML_MAX_ALIASES } from './yaml.js';
 export { type ClientInfo } from './client.js';
 export { strongEtag, bodyDigest } from './etag.js';
+export { FRESH_FORM } from './fresh-form.js';

@@ -7,7 +7,8 @@
  * goes to one string (`S.s`) in order, because nothing renders past a pending Promise until it
  * settles; a template whose values are all at hand never allocates a Promise.
  */
-import { BARE, WebSafe, plainText, safeMarkup } from '../shared/index.js';
+import { randomBytes } from 'node:crypto';
+import { BARE, FRESH_FORM, WebSafe, plainText, safeMarkup } from '../shared/index.js';
 import { FLUSH_CHARS, type ByteSink } from './bytes.js';
 import { chooseString } from './pragma.js';
 
@@ -592,6 +593,7 @@ export function section(S: RenderState, v: unknown, body: Body, ind: string, ali
     return;
   }
   if (by > 0) return loop(S, [[v]], body, ind, alias);
+  if (!S.sync && (v as { [FRESH_FORM]?: object })[FRESH_FORM] !== undefined && freshSection(S, v as FreshView, body, ind, alias)) return;
   const frame = alias === null ? v : aliasFrame(alias, v, 0, 1);
   S.stack.push(frame);
   const r = body(S, frame, ind, 0);
@@ -698,6 +700,144 @@ export function test(S: RenderState, values: unknown[], all: boolean, invert: bo
     }
   }
   if (ok !== invert) return body(S, c, ind, 0);
+}
+
+// --- fresh forms -----------------------------------------------------------------------------
+//
+// A section over a fresh form view (`{{#Note.Form.view as form}}…`) renders the same markup for
+// every visitor but for the form's id (src/shared/fresh-form.ts). The first time, it is rendered
+// alone: against a view whose id is a placeholder, with nothing else in reach. If what it printed
+// came from the view alone (no name looked up outside it, no import, global, page variable, block,
+// outer iteration or year) and the id was printed as it is wherever it was read, the markup is kept
+// in pieces around the id; each later render joins the pieces with its own id
+// (docs/architecture.md "Fresh forms in views").
+
+interface FreshView {
+  readonly id: unknown;
+  readonly [FRESH_FORM]: object;
+}
+
+/** Stands for the id while a section is rendered alone: shaped like one (src/session/tokens.ts), so every escaping leaves it as it is. */
+const PLACEHOLDER = (() => {
+  const b = randomBytes(54);
+  let day = '';
+  for (let i = 0; i < 8; i++) day += (b[i]! % 36).toString(36);
+  return `f${day}.${b.subarray(8, 17).toString('base64url')}.${b.subarray(17, 41).toString('base64url')}`;
+})();
+/** What an id may hold for its text to print unchanged in HTML, in attributes and in JSON strings. */
+const ID_TEXT = /^[\w.-]*$/;
+
+/** Kept markup by body, then by the form's shared field views, then by alias and indentation; null when a section cannot be kept. */
+const freshMarkup = new WeakMap<Body, WeakMap<object, Map<string, string[] | null>>>();
+
+/** Writes the section from its kept markup; false when it cannot be (then it renders as usual). */
+function freshSection(S: RenderState, v: FreshView, body: Body, ind: string, alias: string | null): boolean {
+  const id = v.id;
+  if (typeof id !== 'string' || !ID_TEXT.test(id)) return false;
+  let byForm = freshMarkup.get(body);
+  if (byForm === undefined) freshMarkup.set(body, (byForm = new WeakMap()));
+  let byKey = byForm.get(v[FRESH_FORM]);
+  if (byKey === undefined) byForm.set(v[FRESH_FORM], (byKey = new Map()));
+  const key = alias === null ? ind : alias + '\0' + ind;
+  let parts = byKey.get(key);
+  if (parts === undefined) {
+    parts = renderAlone(S, v, body, ind, alias);
+    byKey.set(key, parts);
+  }
+  if (parts === null) return false;
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i++) out += id + parts[i]!;
+  S.s += out;
+  return true;
+}
+
+/** Set when a section rendered alone reached past its form view. */
+let reachedOut = false;
+const reach = (): undefined => {
+  reachedOut = true;
+  return undefined;
+};
+
+/** A map that is never empty and holds nothing: page variables and memoised imports, out of reach. */
+class OutOfReach<K, V> extends Map<K, V> {
+  override get size(): number {
+    return 1;
+  }
+  override has(): boolean {
+    reachedOut = true;
+    return false;
+  }
+  override get(): V | undefined {
+    return reach();
+  }
+  override set(): this {
+    reachedOut = true;
+    return this;
+  }
+}
+
+/** Globals and blocks out of reach: any read of them is noticed. */
+const OUT_OF_REACH_RECORD = new Proxy(Object.create(null) as Record<string, never>, {
+  get: reach,
+  has: () => (reachedOut = true) && false,
+  ownKeys: () => ((reachedOut = true), []),
+  getOwnPropertyDescriptor: reach,
+});
+
+/** The iteration outside the section (`$first`, `$last`): out of reach. */
+const OUTER_ITERATION: Iteration = Object.freeze({
+  get i(): number {
+    reachedOut = true;
+    return 0;
+  },
+  get n(): number {
+    reachedOut = true;
+    return 1;
+  },
+}) as Iteration;
+
+/** The section rendered with nothing but `v` in reach; its markup in pieces around the id, or null. */
+function renderAlone(S: RenderState, v: FreshView, body: Body, ind: string, alias: string | null): string[] | null {
+  let reads = 0;
+  const view = { ...v } as Record<PropertyKey, unknown>;
+  Object.defineProperty(view, 'id', {
+    enumerable: true,
+    get: () => {
+      reads++;
+      return PLACEHOLDER;
+    },
+  });
+  Object.freeze(view);
+  const frame = alias === null ? view : aliasFrame(alias, view, 0, 1);
+  const P = new RenderState([frame]);
+  P.blocks = OUT_OF_REACH_RECORD;
+  P.globals = OUT_OF_REACH_RECORD;
+  P.vars = new OutOfReach();
+  P.imp = new OutOfReach();
+  P.entered = new (class extends Set<object> {
+    override has(): boolean {
+      reachedOut = true;
+      return true;
+    }
+  })();
+  P.its = [OUTER_ITERATION];
+  P.importValue = reach;
+  P.depth = S.depth;
+  Object.defineProperty(P, 'year', { get: () => ((reachedOut = true), 0) });
+  reachedOut = false;
+  try {
+    const r = body(P, frame, ind, 0);
+    // Waiting on something: the view holds no Promise, so it came from out of reach.
+    if (r !== undefined) {
+      r.then(undefined, () => undefined);
+      return null;
+    }
+  } catch {
+    return null;
+  }
+  if (reachedOut) return null;
+  const parts = P.s.split(PLACEHOLDER);
+  return parts.length - 1 === reads ? parts : null;
 }
 
 // --- partials and blocks ---------------------------------------------------------------------
