@@ -582,11 +582,6 @@ function lazyBudgetState(make: () => ScriptBudget, file: string | undefined): Ho
   return new LazyBudgetState(make, file);
 }
 
-/**
- * Copies a realm value out to the host: data properties only (accessors are skipped, never
- * called), no `__proto__` keys, script functions as host wrappers, within the limits (values
- * counted as a tree, so a shared sub-array is counted each time it would be serialised).
- */
 /** Whether toHost returns `v` itself (or undefined for a symbol): neither an object nor a function. */
 function isPrimitive(v: RealmValue): boolean {
   return v === null || (typeof v !== 'object' && typeof v !== 'function');
@@ -595,17 +590,25 @@ function isPrimitive(v: RealmValue): boolean {
 /** toHost of a value isPrimitive says yes to: a string counts towards the output's length. */
 function primitiveToHost(v: RealmValue, limits: ScriptLimits, state: HostState): unknown {
   if (typeof v === 'string') {
-    state.size += v.length;
-    if (state.size > limits.maxStringLength) throw outputTooLong(limits);
+    countString(v, limits, state);
     return v;
   }
   return typeof v === 'symbol' ? undefined : v;
 }
 
-function outputTooLong(limits: ScriptLimits): OutputLimitError {
-  return new OutputLimitError('LW_SCRIPT_STRING_LIMIT', `the output is longer than ${limits.maxStringLength} characters`, { status: 503 });
+/** Adds a string copied out to the output's length, which may not pass the limit. */
+function countString(v: string, limits: ScriptLimits, state: HostState): void {
+  state.size += v.length;
+  if (state.size > limits.maxStringLength) {
+    throw new OutputLimitError('LW_SCRIPT_STRING_LIMIT', `the output is longer than ${limits.maxStringLength} characters`, { status: 503 });
+  }
 }
 
+/**
+ * Copies a realm value out to the host: data properties only (accessors are skipped, never
+ * called), no `__proto__` keys, script functions as host wrappers, within the limits (values
+ * counted as a tree, so a shared sub-array is counted each time it would be serialised).
+ */
 export function toHost(value: RealmValue, limits: ScriptLimits, state: HostState = { count: 0, size: 0, stack: [] }): unknown {
   const { kit } = getRealm();
   switch (typeof value) {
@@ -762,8 +765,7 @@ function plainFieldsToHost(obj: object, limits: ScriptLimits, state: HostState):
     }
     const v = out[k] as RealmValue;
     if (typeof v === 'string') {
-      state.size += v.length;
-      if (state.size > limits.maxStringLength) throw outputTooLong(limits);
+      countString(v, limits, state);
     } else if (isPrimitive(v)) {
       if (typeof v === 'symbol') out[k] = undefined;
     } else if (typeof v === 'function' && HOOK_MEMBERS.has(k)) {

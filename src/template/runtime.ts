@@ -784,6 +784,14 @@ const OUT_OF_REACH_RECORD = new Proxy(Object.create(null) as Record<string, neve
   getOwnPropertyDescriptor: reach,
 });
 
+/** Files entered: asking whether one was (to run its `const` lines) reaches out. */
+class NoneEntered extends Set<object> {
+  override has(): boolean {
+    reachedOut = true;
+    return true;
+  }
+}
+
 /** The iteration outside the section (`$first`, `$last`): out of reach. */
 const OUTER_ITERATION: Iteration = Object.freeze({
   get i(): number {
@@ -814,12 +822,7 @@ function renderAlone(S: RenderState, v: FreshView, body: Body, ind: string, alia
   P.globals = OUT_OF_REACH_RECORD;
   P.vars = new OutOfReach();
   P.imp = new OutOfReach();
-  P.entered = new (class extends Set<object> {
-    override has(): boolean {
-      reachedOut = true;
-      return true;
-    }
-  })();
+  P.entered = new NoneEntered();
   P.its = [OUTER_ITERATION];
   P.importValue = reach;
   P.depth = S.depth;
