@@ -53,10 +53,12 @@ describe('checkMailMessage', () => {
   });
 
   it('refuses addresses of other forms, naming the expected ones', () => {
-    for (const bad of ['ann', 'ann@', '@example.com', 'a@b@c.com', 'Ann <ann@example.com>', '"Ann" ann@example.com', 'ann..x@example.com', '.ann@example.com', 'ann@-example.com', 'ann@example.com, bob@example.com', '"Ann" <>']) {
+    for (const bad of ['ann', 'ann@', '@example.com', 'a@b@c.com', 'Ann <ann@example.com>', '"Ann" ann@example.com', 'ann..x@example.com', '.ann@example.com', 'ann@-example.com', 'ann@example..com', 'ann@example.com.', 'ann@exa-.com', `ann@${'b'.repeat(64)}.com`, 'ann@example.com, bob@example.com', '"Ann" <>']) {
       refused({ ...OK, to: [bad] }, /is not an address: write ann@example\.com or "Ann Example" <ann@example\.com>/);
     }
     refused({ ...OK, to: ['a'.repeat(65) + '@example.com'] }, /not an address/);
+    // A label may hold 63 characters, with inner hyphens.
+    assert.doesNotThrow(() => checkMailMessage({ ...OK, to: [`ann@${'b'.repeat(61)}-c.x-y.example`] }));
   });
 
   it('refuses no recipient, more than 50, a subject over 998 characters and a body over 1 MB', () => {
