@@ -2,7 +2,7 @@
  * Writing a Reply to the socket: validators (ETag, Last-Modified → 304), content negotiation of
  * compressed variants, HEAD, and the headers every response carries.
  */
-import { bodyDigest, strongEtag } from '../shared/index.js';
+import { bodyDigest, strongEtag, utf8Bytes } from '../shared/index.js';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -282,7 +282,7 @@ export function sendBody(
   content: string | Buffer,
   options: { etag?: boolean | string; headers?: Record<string, string | string[]> } = {},
 ): number {
-  let body = typeof content === 'string' ? Buffer.from(content) : content;
+  let body = typeof content === 'string' ? utf8Bytes(content) : content;
   const headers: OutgoingHttpHeaders = { ...COMMON_HEADERS, 'Content-Type': contentType, ...options.headers };
   if (status >= 400 && contentType.startsWith('text/html') && !headers['Content-Security-Policy'] && !headers['Content-Security-Policy-Report-Only']) {
     headers['Content-Security-Policy'] = ERROR_PAGE_POLICY;

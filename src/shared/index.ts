@@ -12,3 +12,4 @@ export { yamlToJS, YAML_MAX_ALIASES } from './yaml.js';
 export { type ClientInfo } from './client.js';
 export { strongEtag, bodyDigest } from './etag.js';
 export { FRESH_FORM } from './fresh-form.js';
+export { utf8Bytes, ownBytes } from './utf8.js';

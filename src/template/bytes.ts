@@ -7,6 +7,7 @@
  * bench/README.md "Where a page's time goes"). So the renderer writes its string into one Buffer
  * every `FLUSH_CHARS` characters, while the pieces are fresh, and starts again with an empty string.
  */
+import { utf8Bytes } from '../shared/index.js';
 
 /** Output characters gathered before they are written out as bytes. */
 export const FLUSH_CHARS = 8192;
@@ -45,7 +46,7 @@ export class ByteSink {
   /** The bytes written and then `rest`, without more than a little unused room behind them. */
   end(rest: string): Buffer {
     // A page that never reached FLUSH_CHARS in a section: one small string, encoded at once.
-    if (this.off === 0) return Buffer.from(rest);
+    if (this.off === 0) return utf8Bytes(rest);
     this.write(rest);
     return this.bytes();
   }

@@ -12,7 +12,7 @@
  *
  * The cache is bounded (entries and bytes); past the bound the oldest entries go.
  */
-import { strongEtag } from '../../shared/index.js';
+import { ownBytes, strongEtag } from '../../shared/index.js';
 import type { CompiledView } from '../../template/index.js';
 import type { Reply, RequestInfo } from '../endpoint/endpoint.js';
 import { MODEL_FIELD, paramDefinitionOf, type ParamDefinition } from '../definitions/params.js';
@@ -37,7 +37,7 @@ export function cachedByPath(
   const keep = (path: string, rendered: Reply): Reply => {
     if (rendered.type !== 'body' || rendered.status !== 200) return rendered;
     // Kept as bytes with their ETag: answering from the cache encodes and hashes nothing.
-    const body = typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body;
+    const body = typeof rendered.body === 'string' ? Buffer.from(rendered.body) : ownBytes(rendered.body);
     const etag = rendered.etag ? strongEtag(body) : undefined;
     const reply: Reply = { ...rendered, body, ...(etag === undefined ? {} : { etag }) };
     const size = body.length;
