@@ -19,6 +19,7 @@ import type { Logger } from './log.js';
 import type { ClientInfo } from '../shared/index.js';
 import { COMMON_HEADERS, sendAsset, sendBody, sendRedirect, sendStored } from './send.js';
 import { lazyClient, TrustedProxies } from './proxy.js';
+import { bodyPending, lingerAfterAnswer } from './linger.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -90,7 +91,10 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       if (reply.log) logger[reply.log.level](reply.log.message, reply.log.fields);
       if (reply.limit !== undefined && seen) seen.limit = reply.limit;
     }
-    return send(req, res, reply, d.request.id, { streams, events: d.app.settings.events, dev: d.app.options.dev === true });
+    const sent = send(req, res, reply, d.request.id, { streams, events: d.app.settings.events, dev: d.app.options.dev === true });
+    // Answered before the body ended: a close that follows lets the client read the answer (linger.ts).
+    if (bodyPending(req)) lingerAfterAnswer(req);
+    return sent;
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, id: string, err: unknown, start: number, path: string, client?: () => ClientInfo): void {
@@ -108,6 +112,7 @@ export function createHandler(app: App, logger: Logger, streams?: Set<StreamStop
       const page = devHooks?.decorate(error, { id, method: req.method ?? 'GET', path, headers: req.headers, acceptsJson: prefersJson(req.headers.accept) }, { root: app.root, error: err });
       if (page?.type === 'body') sendBody(req, res, page.status, page.contentType, page.body, { headers: { ...page.headers, ...headers } });
       else writeError(req, res, error, headers, undefined, app.options.dev === true);
+      if (bodyPending(req)) lingerAfterAnswer(req);
     }
     logger.access({ id, method: req.method ?? '', path, status, ms: performance.now() - start, client: logged(req, client) });
   }
