@@ -33,10 +33,10 @@ export function lingerAfterAnswer(req: IncomingMessage): void {
       clearTimeout(timer);
       this.destroy();
     };
+    // Unreferenced, and destroying a closed socket does nothing: no listener needed to cancel it.
     const timer = setTimeout(close, LINGER_MS);
     timer.unref();
     this.once('end', close);
-    this.once('close', () => clearTimeout(timer));
     // What still arrives is read and dropped (Node's parser dumps the rest of the request's body).
     this.resume();
   };
