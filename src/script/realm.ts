@@ -57,6 +57,8 @@ export interface RealmKit {
   newArray(): unknown[];
   /** A realm copy of a host array of strings, numbers, booleans and nulls. */
   copyFlat(a: readonly unknown[]): unknown[];
+  /** Copies arrays of flat arrays (the rows of a query) in one call. */
+  copyRows(rows: ReadonlyArray<readonly unknown[]>): unknown[][];
   newDate(time: number): object;
   dateValue(o: unknown): number | undefined;
   newSafeHtml(html: string): object;
@@ -358,6 +360,15 @@ function flatArray(a: unknown[]): boolean {
   return true;
 }
 
+/** An array of unfrozen flat arrays (see flatArray). */
+function flatRows(a: unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const r = a[i];
+    if (!Array.isArray(r) || Object.isFrozen(r) || !flatArray(r)) return false;
+  }
+  return true;
+}
+
 /** Copies a host value into the realm (see the file comment). Never hands out a host object. */
 export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmValue {
   const kit = realm?.kit ?? getRealm().kit;
@@ -376,9 +387,11 @@ export function toRealm(value: unknown, seen?: Map<object, RealmValue>): RealmVa
   if (value === null) return null;
   const obj = value as object;
   if (obj instanceof ScriptValue) return ScriptValue.realmValue(obj);
-  if (Array.isArray(obj) && !Object.isFrozen(obj) && flatArray(obj)) {
+  if (Array.isArray(obj) && !Object.isFrozen(obj)) {
     // Only strings, numbers, booleans and null (a database row): no cycle or shared value to track.
-    return kit.copyFlat(obj);
+    if (flatArray(obj)) return kit.copyFlat(obj);
+    // Rows (each flat), as a query answers them: copied in one call into the realm.
+    if (flatRows(obj)) return kit.copyRows(obj as unknown[][]);
   }
   seen ??= new Map();
   const known = seen.get(obj) ?? frozenCopies.get(obj);

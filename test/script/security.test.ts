@@ -148,6 +148,21 @@ const RUN: RunCase[] = [
       assert.deepEqual(imports?.tags, ['a', 1, true, null], 'the host array is unchanged');
     },
   },
+  {
+    // Rows (an array of flat arrays, as a query answers) are copied in one realm-side call: every
+    // row must be a realm array, a copy, and the same row twice becomes two copies.
+    name: 'rows arrive as realm arrays of realm arrays, copies',
+    source: `import {rows} from 'form'\nrows[0].push('x');\nrows.push(['z']);\n({outer: rows instanceof Array, inner: rows.map((r) => r instanceof Array && Array.isArray(r)), lens: rows.map((r) => r.length), shared: rows[0] === rows[1]})`,
+    imports: (() => {
+      const row = ['a', 1, null, false];
+      return { rows: [row, row, [2.5, 'b']] };
+    })(),
+    expect: 'value',
+    check: (o, imports) => {
+      assert.deepEqual((o as { value: unknown }).value, { outer: true, inner: [true, true, true, true], lens: [5, 4, 2, 1], shared: false });
+      assert.deepEqual(imports?.rows, [['a', 1, null, false], ['a', 1, null, false], [2.5, 'b']], 'the host rows are unchanged');
+    },
+  },
   { name: 'emitting input with a __proto__ key', source: `import {input} from 'form'\ninput`, imports: { input: JSON.parse('{"__proto__": {"polluted": 1}, "b": 2}') }, expect: 'value', check: (o) => assert.deepEqual(Object.keys((o as { value: object }).value), ['b']) },
   { name: 'computed toString hook', source: `const o = {}\no['to' + 'String'] = () => 'x'\n'' + o`, expect: 'error', code: 'LW_SCRIPT_FORBIDDEN_ACCESS' },
   { name: 'computed then hook in a literal', source: `const k = 'th' + 'en';\n({[k]: (r) => r(1)})`, expect: 'error', code: 'LW_SCRIPT_FORBIDDEN_ACCESS' },

@@ -676,7 +676,9 @@ const runStages = (items, stages, k) => {
     return runStages(out, stages, k + 1);
   }
   const out = [];
-  const r = seq(items.length, (i) => andThen(arg(items[i]), (v) => {
+  // What the callback gave for items[i] (after its Promise, if it waited): one closure per stage,
+  // none per item.
+  const take = (i, v) => {
     if (kind === 'filter') { if (v) push(out, items[i]); return; }
     if (kind === 'map') { push(out, v); return; }
     // flatMap: a single value, an array or a query
@@ -685,7 +687,8 @@ const runStages = (items, stages, k) => {
     // A list field (p.tags, o.lines): its entries.
     if (LISTS.has(v)) { const a = LISTS.get(v).a; for (let j = 0; j < a.length; j++) push(out, a[j]); return; }
     if (v !== null && v !== undefined) push(out, v);
-  }));
+  };
+  const r = seq(items.length, (i) => { const v = arg(items[i]); return isP(v) ? apply(then, v, [resume((x) => take(i, x))]) : take(i, v); });
   return andThen(r, () => runStages(out, stages, k + 1));
 };
 const aggregate = (q, kind, field) => {
@@ -1196,6 +1199,12 @@ const recordObject = (s, field) => {
 const outValue = (v, depth) => {
   if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return v;
   if (depth > DEF.md) throw new ORangeError('the output nests too deep');
+  // A script's own object or array first: records, links, queries, lists, embedded values, dates
+  // and web-safe values each have a prototype of their own, never Object.prototype or
+  // Array.prototype, so none of the lookups below can match these.
+  const p0 = getProto(v);
+  if (p0 === OP) return primitivesOnly(v) ? v : outObject(v, depth);
+  if (p0 === AP && isArray(v)) return outArray(v, depth);
   if (RECORDS.has(v)) return recordObject(recordState(v), outField);
   if (LINKS.has(v)) return linkState(v).id;
   if (HIER.has(v)) return v.value;
@@ -1210,6 +1219,9 @@ const outValue = (v, depth) => {
   // replace, no allocation. Script objects have data properties only (no accessors), so reading
   // them twice (here, then below when one is an object) has no effect.
   if (primitivesOnly(v)) return v;
+  return outObject(v, depth);
+};
+const outObject = (v, depth) => {
   const ks = keys(v);
   /** @type {Record<PropertyKey, unknown> | null} */
   let copy = null;
@@ -1229,12 +1241,12 @@ const primitivesOnly = (v) => {
 const outArray = (a, depth) => {
   /** @type {unknown[] | null} */
   let copy = null;
+  const put = (i, x, y) => { if (y !== x) { if (copy === null) copy = apply(A.slice, a, []); copy[i] = y; } };
   const r = seq(a.length, (i) => {
     const x = a[i];
     if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return;
-    return andThen(outValue(x, depth + 1), (y) => {
-      if (y !== x) { if (copy === null) copy = apply(A.slice, a, []); copy[i] = y; }
-    });
+    const y = outValue(x, depth + 1);
+    return isP(y) ? apply(then, y, [resume((z) => put(i, x, z))]) : put(i, x, y);
   });
   return andThen(r, () => copy === null ? a : copy);
 };

@@ -121,6 +121,7 @@ const kit = freeze({
   // array's push is the frozen Array.prototype's, called directly (push() makes an argument list
   // per element, twice the time).
   copyFlat: (a) => { const o = []; for (let i = 0; i < a.length; i++) o.push(a[i]); return o; },
+  copyRows: (rows) => { const out = []; for (let i = 0; i < rows.length; i++) { const a = rows[i], o = []; for (let j = 0; j < a.length; j++) o.push(a[j]); out.push(o); } return out; },
   newDate: (t) => new LDate(t),
   dateValue: (o) => DV.has(o) ? apply(ODate.prototype.getTime, DV.get(o), []) : undefined,
   newSafeHtml: (h) => new SafeHtml(h),
