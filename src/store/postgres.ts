@@ -69,8 +69,24 @@ const OID_FLOAT4 = 700;
 const OID_FLOAT8 = 701;
 const OID_NUMERIC = 1700;
 
-/** An integer beyond ±(2^53 − 1) as a bigint, as SQLite's engine returns it. */
+/**
+ * An int8's text (an optional '-' and digits) → number; beyond ±(2^53 − 1) a bigint, as SQLite's
+ * engine returns it. Up to 15 digits the value is exact and read digit by digit, about twice as
+ * fast as Number() on the 13-digit timestamps every row holds (created, modified).
+ */
 function parseInteger(text: string): number | bigint {
+  const length = text.length;
+  const negative = text.charCodeAt(0) === 45; // '-'
+  if (length > 0 && length - (negative ? 1 : 0) <= 15) {
+    let n = 0;
+    let i = negative ? 1 : 0;
+    for (; i < length; i++) {
+      const d = text.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) break;
+      n = n * 10 + d;
+    }
+    if (i === length && length > (negative ? 1 : 0)) return negative ? -n : n;
+  }
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : BigInt(text);
 }

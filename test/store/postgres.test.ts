@@ -151,6 +151,11 @@ describe('values', () => {
       9007199254740991, 9007199254740992n, -9007199254740993n, -7, 3,
     ]);
     assert.deepEqual(rows, [[9007199254740991, 9007199254740992n, -9007199254740993n, -7, 3]]);
+    // bigints of up to 15 digits are read digit by digit, longer ones by Number(): both exact.
+    const values = [0, -0, 7, -7, 1796452097123, 999999999999999, -999999999999999, 1000000000000000, -4503599627370497];
+    const [read] = await engine.reader.all(`SELECT ${values.map((_, i) => `$${i + 1}::bigint`).join(', ')}`, values);
+    assert.deepEqual(read, [0, 0, 7, -7, 1796452097123, 999999999999999, -999999999999999, 1000000000000000, -4503599627370497]);
+    assert.ok(read!.every((v) => typeof v === 'number' && !Object.is(v, -0)), 'numbers, and no negative zero');
   });
 
   it('answers count(*), sum() and avg() with numbers', async () => {
