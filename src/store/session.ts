@@ -136,15 +136,23 @@ export function encodeValue(f: FieldLayout | undefined, name: string, v: unknown
   }
 }
 
+/**
+ * A selected row, decoded in place (id, created, modified, container, then the fields in layout
+ * order: the SELECT list gives exactly these columns, tables.ts): each engine answers fresh arrays,
+ * so no second array is made per row.
+ */
 function decodeRow(t: TableLayout, row: Row): unknown[] {
-  const out: unknown[] = [row[ROW.id], Number(row[ROW.created]), Number(row[ROW.modified]), row[ROW.container]]; // the positions of ROW, in order
-  for (const f of t.fields) {
+  const out = row as unknown[];
+  out[ROW.created] = Number(row[ROW.created]);
+  out[ROW.modified] = Number(row[ROW.modified]);
+  const fields = t.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
     const v = row[f.index];
-    if (v === null) out.push(f.field.list !== undefined ? [] : f.field.type === 'map' ? {} : null);
-    else if (f.json) out.push(JSON.parse(String(v)));
-    else if (f.field.type === 'boolean') out.push(v === 1 || v === 1n);
-    else if (f.field.type === 'timestamp') out.push(Number(v));
-    else out.push(v);
+    if (v === null) out[f.index] = f.field.list !== undefined ? [] : f.field.type === 'map' ? {} : null;
+    else if (f.json) out[f.index] = JSON.parse(String(v));
+    else if (f.field.type === 'boolean') out[f.index] = v === 1 || v === 1n;
+    else if (f.field.type === 'timestamp') out[f.index] = Number(v);
   }
   return out;
 }
@@ -338,7 +346,10 @@ export class DataSession {
       this.#sql.set(key, sql);
     }
     if (limit === ' LIMIT ?') params.push(spec.l!);
-    return then(this.#all(sql, params), (rows) => rows.map((r) => decodeRow(t, r)));
+    return then(this.#all(sql, params), (rows) => {
+      for (let i = 0; i < rows.length; i++) decodeRow(t, rows[i]!);
+      return rows as unknown[][];
+    });
   }
 
   /** count, exists, sum(field), avg(field) of a query (after its limit). */
